@@ -1,0 +1,224 @@
+package auth
+
+import (
+	"context"
+	"crypto"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coreos/go-oidc/v3/oidc"
+	"github.com/go-jose/go-jose/v4"
+)
+
+// Config configures a Verifier.
+type Config struct {
+	// Issuers are the trusted token issuers, matched exactly against the
+	// `iss` claim. Keys come from each issuer's OIDC discovery document.
+	Issuers []string
+	// KeysURL, when set, is a JWKS URL used instead of discovery; it
+	// requires exactly one issuer.
+	KeysURL string
+	// UserIDClaim is the claim that holds the user id. Default "sub".
+	UserIDClaim string
+	// Dev, when set, is trusted in addition to the issuers.
+	Dev *DevIssuer
+	// HTTPClient fetches discovery documents and keys. Default: a client
+	// with a 10-second timeout.
+	HTTPClient *http.Client
+	// Now is the clock used for expiry checks. Default time.Now.
+	Now func() time.Time
+}
+
+// Verifier checks bearer tokens: the issuer must be configured, the
+// signature must verify against that issuer's keys, `exp` must be present and
+// in the future, and the user-id claim must be a non-empty string.
+type Verifier struct {
+	claim   string
+	client  *http.Client
+	now     func() time.Time
+	issuers map[string]*issuer
+}
+
+// issuer resolves its keys lazily, so that a server starts while an identity
+// provider is down and recovers when it comes back.
+type issuer struct {
+	url     string
+	keysURL string // empty: discover
+
+	mu       sync.Mutex
+	verifier *oidc.IDTokenVerifier
+	static   bool
+}
+
+// NewVerifier returns a Verifier for cfg. It fails when no issuer is
+// configured at all.
+func NewVerifier(cfg Config) (*Verifier, error) {
+	v := &Verifier{
+		claim:   cfg.UserIDClaim,
+		client:  cfg.HTTPClient,
+		now:     cfg.Now,
+		issuers: make(map[string]*issuer),
+	}
+	if v.claim == "" {
+		v.claim = "sub"
+	}
+	if v.client == nil {
+		v.client = &http.Client{Timeout: 10 * time.Second}
+	}
+	if v.now == nil {
+		v.now = time.Now
+	}
+	if cfg.KeysURL != "" && len(cfg.Issuers) != 1 {
+		return nil, errors.New("auth: a static keys URL needs exactly one issuer")
+	}
+	for _, iss := range cfg.Issuers {
+		iss = strings.TrimSpace(iss)
+		if iss == "" {
+			continue
+		}
+		v.issuers[iss] = &issuer{url: iss, keysURL: cfg.KeysURL}
+	}
+	if cfg.Dev != nil {
+		v.issuers[cfg.Dev.Issuer] = &issuer{
+			url:    cfg.Dev.Issuer,
+			static: true,
+			verifier: oidc.NewVerifier(cfg.Dev.Issuer,
+				&oidc.StaticKeySet{PublicKeys: []crypto.PublicKey{cfg.Dev.PublicKey()}},
+				&oidc.Config{SkipClientIDCheck: true, SupportedSigningAlgs: []string{"RS256"}, Now: v.now}),
+		}
+	}
+	if len(v.issuers) == 0 {
+		return nil, errors.New("auth: no token issuer configured")
+	}
+	return v, nil
+}
+
+// Authenticate verifies the bearer token of r. A missing or bad token gives
+// a *TokenError; an unreachable identity provider gives an error wrapping
+// ErrIDPUnreachable.
+func (v *Verifier) Authenticate(r *http.Request) (Identity, error) {
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		return Identity{}, errMissingToken
+	}
+	scheme, token, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+		return Identity{}, errMissingToken
+	}
+	return v.Verify(r.Context(), strings.TrimSpace(token))
+}
+
+// Verify checks a raw JWT.
+func (v *Verifier) Verify(ctx context.Context, raw string) (Identity, error) {
+	claims, err := unverifiedClaims(raw)
+	if err != nil {
+		return Identity{}, err
+	}
+	iss, _ := claims["iss"].(string)
+	if iss == "" {
+		return Identity{}, errNoIssuer
+	}
+	is := v.issuers[iss]
+	if is == nil {
+		return Identity{}, tokenErrorf("JWT token has invalid issuer '%s', please use another identity provider", iss)
+	}
+	if _, ok := claims["exp"]; !ok {
+		return Identity{}, tokenErrorf("Token cannot be verified: the token has no expiry ('exp' claim)")
+	}
+	verifier, err := is.resolve(ctx, v.client, v.now)
+	if err != nil {
+		return Identity{}, err
+	}
+	var fetchErr error
+	ctx = context.WithValue(ctx, fetchErrKey{}, &fetchErr)
+	if _, err := verifier.Verify(ctx, raw); err != nil {
+		var expired *oidc.TokenExpiredError
+		switch {
+		case fetchErr != nil:
+			return Identity{}, fmt.Errorf("%w: issuer %s: %v", ErrIDPUnreachable, iss, fetchErr)
+		case errors.As(err, &expired):
+			return Identity{}, errExpired
+		default:
+			return Identity{}, tokenErrorf("Token cannot be verified: %s", strings.TrimPrefix(err.Error(), "oidc: "))
+		}
+	}
+	user, _ := claims[v.claim].(string)
+	if user == "" {
+		return Identity{}, tokenErrorf("Invalid token: claim '%s' is missing", v.claim)
+	}
+	return Identity{UserID: user}, nil
+}
+
+// unverifiedClaims reads the payload of a JWS without checking it, only to
+// pick the issuer whose keys will check it.
+func unverifiedClaims(raw string) (map[string]any, error) {
+	jws, err := jose.ParseSigned(raw, supportedAlgs)
+	if err != nil {
+		return nil, tokenErrorf("Token parse failure: %v", err)
+	}
+	var claims map[string]any
+	if err := json.Unmarshal(jws.UnsafePayloadWithoutVerification(), &claims); err != nil {
+		return nil, tokenErrorf("Token parse failure: payload is not a JSON object: %v", err)
+	}
+	return claims, nil
+}
+
+var supportedAlgs = []jose.SignatureAlgorithm{
+	jose.RS256, jose.RS384, jose.RS512, jose.ES256, jose.ES384, jose.ES512, jose.PS256, jose.PS384, jose.PS512, jose.EdDSA,
+}
+
+func (is *issuer) resolve(ctx context.Context, client *http.Client, now func() time.Time) (*oidc.IDTokenVerifier, error) {
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	if is.verifier != nil {
+		return is.verifier, nil
+	}
+	cfg := &oidc.Config{SkipClientIDCheck: true, Now: now}
+	// The key set outlives this request; its context only carries the client.
+	keyCtx := oidc.ClientContext(context.Background(), client)
+	if is.keysURL != "" {
+		cfg.SupportedSigningAlgs = []string{"RS256"}
+		is.verifier = oidc.NewVerifier(is.url, &reportingKeySet{oidc.NewRemoteKeySet(keyCtx, is.keysURL)}, cfg)
+		return is.verifier, nil
+	}
+	discoverCtx, cancel := context.WithTimeout(oidc.ClientContext(ctx, client), 10*time.Second)
+	defer cancel()
+	provider, err := oidc.NewProvider(discoverCtx, is.url)
+	if err != nil {
+		return nil, fmt.Errorf("%w: discovery of %s: %v", ErrIDPUnreachable, is.url, err)
+	}
+	var meta struct {
+		JWKSURL string   `json:"jwks_uri"`
+		Algs    []string `json:"id_token_signing_alg_values_supported"`
+	}
+	if err := provider.Claims(&meta); err != nil || meta.JWKSURL == "" {
+		return nil, fmt.Errorf("%w: discovery of %s has no jwks_uri", ErrIDPUnreachable, is.url)
+	}
+	cfg.SupportedSigningAlgs = meta.Algs
+	is.verifier = oidc.NewVerifier(is.url, &reportingKeySet{oidc.NewRemoteKeySet(keyCtx, meta.JWKSURL)}, cfg)
+	return is.verifier, nil
+}
+
+type fetchErrKey struct{}
+
+// reportingKeySet tells Verify that keys could not be fetched: go-oidc
+// folds that failure into a plain signature error, and an unreachable key
+// endpoint must give 503, not 401.
+type reportingKeySet struct {
+	inner *oidc.RemoteKeySet
+}
+
+func (k *reportingKeySet) VerifySignature(ctx context.Context, jwt string) ([]byte, error) {
+	payload, err := k.inner.VerifySignature(ctx, jwt)
+	if err != nil && strings.HasPrefix(err.Error(), "fetching keys") {
+		if slot, ok := ctx.Value(fetchErrKey{}).(*error); ok {
+			*slot = err
+		}
+	}
+	return payload, err
+}

@@ -1,0 +1,203 @@
+// Command casegraph runs the CaseGraph case-management engine.
+//
+// Usage:
+//
+//	casegraph [serve] [flags]   run the server (default)
+//	casegraph migrate [flags]   apply database migrations and exit
+//	casegraph token USERID      print a development bearer token for USERID
+//	casegraph version           print the version
+//
+// Every flag has an environment variable; see the README.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/casegraph/casegraph/auth"
+	"github.com/casegraph/casegraph/cmd/casegraph/server"
+	"github.com/casegraph/casegraph/db"
+)
+
+// Set at build time with -ldflags "-X main.version=… -X main.commit=… -X main.builtAt=…".
+var (
+	version = "dev"
+	commit  = ""
+	builtAt = ""
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "casegraph:", err)
+		}
+		os.Exit(2)
+	}
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cmd := "serve"
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return serve(ctx, args, stderr)
+	case "migrate":
+		return migrate(ctx, args, stdout, stderr)
+	case "token":
+		return token(args, stdout, stderr)
+	case "version":
+		fmt.Fprintf(stdout, "casegraph %s %s %s\n", version, commit, builtAt)
+		return nil
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
+}
+
+const usage = `usage:
+  casegraph [serve] [flags]   run the server (default); serve --dev for local development
+  casegraph migrate [flags]   apply database migrations and exit
+  casegraph token USERID      print a development bearer token for USERID (valid 24 hours)
+  casegraph version           print the version
+Run "casegraph serve -h" for the flags; each has an environment variable.
+`
+
+// parseConfig reads the server configuration from flags, each defaulting to
+// its environment variable.
+func parseConfig(name string, args []string, stderr io.Writer) (server.Config, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		cfg             server.Config
+		owners, issuers string
+		dev             bool
+	)
+	fs.StringVar(&cfg.Addr, "addr", env("CASEGRAPH_ADDR", ":2027"), "listen address (CASEGRAPH_ADDR)")
+	fs.StringVar(&cfg.DatabaseURL, "database-url", env("DATABASE_URL", ""), "postgres:// URL; empty for embedded SQLite (DATABASE_URL)")
+	fs.StringVar(&cfg.DataDir, "data-dir", env("CASEGRAPH_DATA_DIR", "./data"), "directory of the SQLite file and the dev key (CASEGRAPH_DATA_DIR)")
+	fs.StringVar(&owners, "platform-owners", env("CASEGRAPH_PLATFORM_OWNERS", ""), "comma-separated platform owner user ids (CASEGRAPH_PLATFORM_OWNERS)")
+	fs.StringVar(&issuers, "oidc-issuers", env("CASEGRAPH_OIDC_ISSUERS", ""), "comma-separated trusted issuer URLs (CASEGRAPH_OIDC_ISSUERS)")
+	fs.StringVar(&cfg.OIDCKeysURL, "oidc-keys-url", env("CASEGRAPH_OIDC_KEYS_URL", ""), "static JWKS URL for a single issuer (CASEGRAPH_OIDC_KEYS_URL)")
+	fs.StringVar(&cfg.UserIDClaim, "user-id-claim", env("CASEGRAPH_USER_ID_CLAIM", "sub"), "token claim holding the user id (CASEGRAPH_USER_ID_CLAIM)")
+	fs.StringVar(&cfg.DefaultTenant, "default-tenant", env("CASEGRAPH_DEFAULT_TENANT", "world"), "tenant used when a request names none (CASEGRAPH_DEFAULT_TENANT)")
+	fs.BoolVar(&dev, "dev", envBool("CASEGRAPH_DEV"), "development mode: trust a local signing key; platform owner defaults to admin (CASEGRAPH_DEV)")
+	if err := fs.Parse(args); err != nil {
+		return server.Config{}, err
+	}
+	if fs.NArg() > 0 {
+		return server.Config{}, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	cfg.PlatformOwners = server.SplitList(owners)
+	cfg.OIDCIssuers = server.SplitList(issuers)
+	cfg.Dev = dev
+	cfg.Version = server.VersionInfo{Version: version, GitCommit: commit, BuiltAt: builtAt}
+	return cfg, nil
+}
+
+func serve(ctx context.Context, args []string, stderr io.Writer) error {
+	cfg, err := parseConfig("serve", args, stderr)
+	if err != nil {
+		return err
+	}
+	logger := newLogger(stderr)
+	if cfg.Dev {
+		logger.Warn("DEVELOPMENT MODE: tokens signed with the local key in the data dir are trusted; " +
+			"anyone who can read that key can act as any user. Never use --dev in production.")
+	}
+	srv, err := server.New(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	return srv.ListenAndServe(ctx, 30*time.Second)
+}
+
+func migrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := parseConfig("migrate", args, stderr)
+	if err != nil {
+		return err
+	}
+	d, err := db.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	applied, err := d.Migrate(ctx)
+	if err != nil {
+		return err
+	}
+	if len(applied) == 0 {
+		fmt.Fprintln(stdout, "database is up to date")
+	}
+	for _, name := range applied {
+		fmt.Fprintln(stdout, "applied", name)
+	}
+	return nil
+}
+
+func token(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("token", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dataDir := fs.String("data-dir", env("CASEGRAPH_DATA_DIR", "./data"), "directory of the dev key (CASEGRAPH_DATA_DIR)")
+	ttl := fs.Duration("ttl", 24*time.Hour, "how long the token is valid")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return errors.New("usage: casegraph token [-data-dir DIR] [-ttl 24h] USERID")
+	}
+	dev, err := auth.LoadOrCreateDevIssuer(*dataDir)
+	if err != nil {
+		return err
+	}
+	tok, err := dev.Token(fs.Arg(0), time.Now(), *ttl)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, tok)
+	return nil
+}
+
+// newLogger logs JSON, or text when stderr is a terminal.
+func newLogger(w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: slog.LevelInfo}
+	if lvl, ok := os.LookupEnv("CASEGRAPH_LOG_LEVEL"); ok {
+		var l slog.Level
+		if err := l.UnmarshalText([]byte(lvl)); err == nil {
+			opts.Level = l
+		}
+	}
+	var h slog.Handler = slog.NewJSONHandler(w, opts)
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			h = slog.NewTextHandler(w, opts)
+		}
+	}
+	return slog.New(server.LogHandler(h))
+}
+
+func env(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok && v != "" {
+		return v
+	}
+	return def
+}
+
+func envBool(name string) bool {
+	b, _ := strconv.ParseBool(os.Getenv(name))
+	return b
+}

@@ -1,0 +1,141 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/casegraph/casegraph/service"
+)
+
+// lastModifiedHeaders are accepted on every request, as the reference
+// engine's clients send every value they have seen to every URL. Commands
+// commit before they answer, so no request waits for them; a malformed one
+// is still a 400.
+var lastModifiedHeaders = []string{"Case-Last-Modified", "Tenant-Last-Modified", "Consent-Group-Last-Modified"}
+
+// middleware wraps every request: request id, access log, panic recovery,
+// CORS, and the check of the *-Last-Modified headers.
+func (s *Server) middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := r.Header.Get("X-Request-Id")
+		if id == "" || len(id) > 128 {
+			id = newRequestID()
+		}
+		ctx := withRequestID(r.Context(), id)
+		r = r.WithContext(ctx)
+		w.Header().Set("X-Request-Id", id)
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				s.logger.ErrorContext(ctx, "handler panic", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				if !rec.wrote {
+					writeText(rec, http.StatusInternalServerError, "An error happened in the server; check the server logs for more information")
+				}
+			}
+			s.logger.InfoContext(ctx, "request", "method", r.Method, "path", r.URL.Path, "status", rec.status,
+				"duration_ms", float64(time.Since(start).Microseconds())/1000)
+		}()
+
+		cors(rec, r)
+		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+			rec.WriteHeader(http.StatusOK)
+			return
+		}
+		for _, h := range lastModifiedHeaders {
+			if v := r.Header.Get(h); v != "" {
+				if _, err := service.ParseLastModified(v); err != nil {
+					writeText(rec, http.StatusBadRequest, fmt.Sprintf("Header %s has invalid content. Reason: %v", h, err))
+					return
+				}
+			}
+		}
+		next.ServeHTTP(rec, r)
+	})
+}
+
+// cors answers like the reference engine: any origin, its methods and
+// headers, and the *-Last-Modified headers exposed to scripts.
+func cors(w http.ResponseWriter, r *http.Request) {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return
+	}
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", origin)
+	h.Add("Vary", "Origin")
+	h.Set("Access-Control-Allow-Credentials", "true")
+	h.Set("Access-Control-Allow-Methods", "GET, POST, HEAD, OPTIONS, PUT, DELETE")
+	h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, X-Requested-With, Case-Last-Modified, Tenant-Last-Modified, accept, origin")
+	h.Set("Access-Control-Expose-Headers", "Case-Last-Modified, Tenant-Last-Modified")
+	h.Set("Access-Control-Max-Age", "200")
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if !s.wrote {
+		s.status, s.wrote = code, true
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	s.wrote = true
+	return s.ResponseWriter.Write(b)
+}
+
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+func newRequestID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func writeText(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "text/plain; charset=UTF-8")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(msg))
+}
+
+type requestIDKey struct{}
+
+func withRequestID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, requestIDKey{}, id)
+}
+
+// LogHandler wraps h so that every record logged with a request's context
+// carries that request's id as request_id.
+func LogHandler(h slog.Handler) slog.Handler { return requestIDHandler{h} }
+
+type requestIDHandler struct{ slog.Handler }
+
+func (h requestIDHandler) Handle(ctx context.Context, r slog.Record) error {
+	if id, ok := ctx.Value(requestIDKey{}).(string); ok {
+		r.AddAttrs(slog.String("request_id", id))
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h requestIDHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return requestIDHandler{h.Handler.WithAttrs(attrs)}
+}
+
+func (h requestIDHandler) WithGroup(name string) slog.Handler {
+	return requestIDHandler{h.Handler.WithGroup(name)}
+}

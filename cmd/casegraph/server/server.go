@@ -1,0 +1,178 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/casegraph/casegraph/auth"
+	"github.com/casegraph/casegraph/db"
+	"github.com/casegraph/casegraph/resolvers"
+	"github.com/casegraph/casegraph/rest"
+	"github.com/casegraph/casegraph/service"
+)
+
+// Server is an assembled CaseGraph: database, service and HTTP handler.
+type Server struct {
+	cfg      Config
+	db       *db.DB
+	svc      *service.Service
+	verifier *auth.Verifier
+	logger   *slog.Logger
+	handler  http.Handler
+}
+
+// New opens and migrates the database and assembles the server. The caller
+// must Close it.
+func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+
+	authCfg := auth.Config{Issuers: cfg.OIDCIssuers, KeysURL: cfg.OIDCKeysURL, UserIDClaim: cfg.UserIDClaim}
+	if cfg.Dev {
+		dev, err := auth.LoadOrCreateDevIssuer(cfg.DataDir)
+		if err != nil {
+			return nil, err
+		}
+		authCfg.Dev = dev
+	}
+	verifier, err := auth.NewVerifier(authCfg)
+	if err != nil {
+		return nil, err
+	}
+
+	d, err := db.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	applied, err := d.Migrate(ctx)
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	if len(applied) > 0 {
+		logger.InfoContext(ctx, "database migrated", "migrations", strings.Join(applied, ","), "database", string(d.Flavor))
+	}
+
+	var builtAt time.Time
+	if cfg.Version.BuiltAt != "" {
+		builtAt, _ = time.Parse(time.RFC3339, cfg.Version.BuiltAt)
+	}
+	issuers := strings.Join(cfg.OIDCIssuers, ", ")
+	svc := service.New(d, service.Config{
+		PlatformOwners: cfg.PlatformOwners,
+		DefaultTenant:  cfg.DefaultTenant,
+		Version: service.VersionInfo{
+			Name: "casegraph", Version: cfg.Version.Version, GitCommit: cfg.Version.GitCommit, BuiltAt: builtAt,
+		},
+		IdentityHealth: func(context.Context) (bool, string) {
+			if cfg.Dev {
+				return true, "development issuer " + auth.DevIssuerName + " (keys in the data dir) " + issuers
+			}
+			return true, "trusted issuers: " + issuers
+		},
+		Logger: logger,
+	})
+
+	s := &Server{cfg: cfg, db: d, svc: svc, verifier: verifier, logger: logger}
+	s.handler = s.routes()
+	return s, nil
+}
+
+// routes builds the HTTP handler: GraphQL, GraphiQL and the REST paths,
+// behind the middleware every request passes.
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	rest.New(s.svc, s.verifier, s.logger).Register(mux)
+	gql := resolvers.NewHandler(s.svc, s.verifier, s.logger)
+	mux.Handle("GET /graphql", gql)
+	mux.Handle("POST /graphql", gql)
+	mux.Handle("GET /graphiql", resolvers.GraphiQL("/graphql"))
+	// The reference engine serves static files for any GET path, so an
+	// unknown GET is 404 and any other unknown request 405; clients rely
+	// on the 405.
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			writeText(w, http.StatusNotFound, "The requested resource could not be found but may be available again in the future.")
+			return
+		}
+		writeText(w, http.StatusMethodNotAllowed, "HTTP method not allowed, supported methods: GET")
+	})
+	return s.middleware(mux)
+}
+
+// Handler is the server's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Service is the server's service layer.
+func (s *Server) Service() *service.Service { return s.svc }
+
+// DB is the server's database.
+func (s *Server) DB() *db.DB { return s.db }
+
+// Close releases the database.
+func (s *Server) Close() error { return s.db.Close() }
+
+// ListenAndServe serves on the configured address until ctx ends, then
+// drains in-flight requests for up to drain before it returns.
+func (s *Server) ListenAndServe(ctx context.Context, drain time.Duration) error {
+	ln, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", s.cfg.Addr, err)
+	}
+	return s.Serve(ctx, ln, drain)
+}
+
+// Serve serves on ln until ctx ends, then drains in-flight requests.
+func (s *Server) Serve(ctx context.Context, ln net.Listener, drain time.Duration) error {
+	srv := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      120 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	s.logger.InfoContext(ctx, "casegraph listening", "addr", ln.Addr().String(), "database", string(s.db.Flavor),
+		"graphiql", "http://"+displayAddr(ln.Addr())+"/graphiql")
+
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	s.logger.Info("shutting down; draining in-flight requests", "timeout", drain.String())
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), drain)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func displayAddr(a net.Addr) string {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return a.String()
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "localhost"
+	}
+	return net.JoinHostPort(host, port)
+}

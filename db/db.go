@@ -1,0 +1,138 @@
+// Package db stores CaseGraph's data with bun, in PostgreSQL or in an
+// embedded SQLite file. It owns the row types, the migrations and the SQL;
+// callers get plain values and precise errors (ErrNotFound, ErrExists,
+// ErrStaleVersion) and compose queries inside one transaction through
+// bun.IDB.
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" database/sql driver
+)
+
+// Dialect names the SQL flavour a DB speaks.
+type Dialect string
+
+// The dialects CaseGraph supports.
+const (
+	Postgres Dialect = "postgres"
+	SQLite   Dialect = "sqlite"
+)
+
+// Errors returned by the query functions; service classifies them.
+var (
+	// ErrNotFound is returned when the addressed row does not exist.
+	ErrNotFound = errors.New("db: not found")
+	// ErrExists is returned when a row to be created already exists.
+	ErrExists = errors.New("db: already exists")
+	// ErrStaleVersion is returned when an optimistic version check fails:
+	// another command changed the row since it was read.
+	ErrStaleVersion = errors.New("db: stale version")
+)
+
+// DB is an open database with its dialect.
+type DB struct {
+	*bun.DB
+	Flavor Dialect // which SQL the database speaks
+}
+
+// Open connects to the database named by url: a postgres:// or
+// postgresql:// URL selects PostgreSQL; an empty url selects the embedded
+// SQLite file casegraph.db in dataDir (created when missing); sqlite:PATH or
+// file:PATH names another SQLite file. Open pings the database before it
+// returns.
+func Open(ctx context.Context, dsn, dataDir string) (*DB, error) {
+	var (
+		d   *DB
+		err error
+	)
+	switch {
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		d, err = openPostgres(dsn)
+	case dsn == "":
+		if err := os.MkdirAll(dataDir, 0o700); err != nil {
+			return nil, fmt.Errorf("db: create data dir: %w", err)
+		}
+		d, err = openSQLite(filepath.Join(dataDir, "casegraph.db"))
+	case strings.HasPrefix(dsn, "sqlite:"):
+		d, err = openSQLite(strings.TrimPrefix(dsn, "sqlite:"))
+	case strings.HasPrefix(dsn, "file:"):
+		d, err = openSQLite(strings.TrimPrefix(dsn, "file:"))
+	default:
+		return nil, fmt.Errorf("db: unsupported database URL %q: use postgres://… or leave it empty for the embedded SQLite file", redact(dsn))
+	}
+	if err != nil {
+		return nil, err
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := d.PingContext(pingCtx); err != nil {
+		d.Close()
+		return nil, fmt.Errorf("db: connect to %s: %w", d.Flavor, err)
+	}
+	return d, nil
+}
+
+func openPostgres(dsn string) (*DB, error) {
+	sqldb, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("db: open postgres: %w", err)
+	}
+	sqldb.SetMaxOpenConns(20)
+	sqldb.SetMaxIdleConns(10)
+	sqldb.SetConnMaxIdleTime(5 * time.Minute)
+	return &DB{DB: bun.NewDB(sqldb, pgdialect.New()), Flavor: Postgres}, nil
+}
+
+func openSQLite(path string) (*DB, error) {
+	// _txlock=immediate makes every transaction take the write lock when it
+	// begins: a deferred transaction that upgrades from read to write can
+	// fail with SQLITE_BUSY at once, whatever the busy timeout.
+	q := url.Values{}
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Set("_txlock", "immediate")
+	q.Set("_time_format", "sqlite")
+	sqldb, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("db: open sqlite: %w", err)
+	}
+	// SQLite has one writer; a few connections let reads run beside it.
+	sqldb.SetMaxOpenConns(4)
+	return &DB{DB: bun.NewDB(sqldb, sqlitedialect.New()), Flavor: SQLite}, nil
+}
+
+// redact hides a password in a URL before it is shown.
+func redact(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil || u.User == nil {
+		return dsn
+	}
+	return u.Redacted()
+}
+
+// InTx runs fn in one transaction: committed when fn returns nil, rolled
+// back otherwise.
+func (d *DB) InTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
+	return d.RunInTx(ctx, nil, fn)
+}
+
+// Ping reports whether the database answers.
+func (d *DB) Ping(ctx context.Context) error {
+	return d.PingContext(ctx)
+}

@@ -1,0 +1,74 @@
+package db
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/uptrace/bun/migrate"
+)
+
+// Migrations live in one directory per dialect with the same version
+// numbers, because the dialects need different DDL.
+//
+//go:embed migrations/postgres/*.sql migrations/sqlite/*.sql
+var migrationFiles embed.FS
+
+func (d *DB) migrations() (*migrate.Migrations, error) {
+	sub, err := fs.Sub(migrationFiles, "migrations/"+string(d.Flavor))
+	if err != nil {
+		return nil, err
+	}
+	ms := migrate.NewMigrations()
+	if err := ms.Discover(sub); err != nil {
+		return nil, fmt.Errorf("db: discover migrations: %w", err)
+	}
+	return ms, nil
+}
+
+// Migrate applies the migrations that are not applied yet and returns their
+// names. When another replica holds the migration lock, Migrate retries with
+// backoff until ctx ends.
+func (d *DB) Migrate(ctx context.Context) ([]string, error) {
+	ms, err := d.migrations()
+	if err != nil {
+		return nil, err
+	}
+	m := migrate.NewMigrator(d.DB, ms, migrate.WithMarkAppliedOnSuccess(true))
+	if err := m.Init(ctx); err != nil {
+		return nil, fmt.Errorf("db: init migrations: %w", err)
+	}
+	if err := lockWithBackoff(ctx, m); err != nil {
+		return nil, err
+	}
+	defer m.Unlock(context.WithoutCancel(ctx)) //nolint:errcheck // the lock row is released on the next run too
+
+	group, err := m.Migrate(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("db: migrate: %w", err)
+	}
+	var names []string
+	for _, mig := range group.Migrations {
+		names = append(names, mig.Name)
+	}
+	return names, nil
+}
+
+func lockWithBackoff(ctx context.Context, m *migrate.Migrator) error {
+	wait := 100 * time.Millisecond
+	for {
+		err := m.Lock(ctx)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(fmt.Errorf("db: migration lock: %w", err), ctx.Err())
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, 5*time.Second)
+	}
+}

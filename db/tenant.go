@@ -1,0 +1,269 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// Tenant is a tenant's registration record.
+type Tenant struct {
+	Name         string
+	Enabled      bool
+	CreatedAt    time.Time
+	CreatedBy    string
+	LastModified time.Time
+	ModifiedBy   string
+	Version      int64
+}
+
+// TenantUser is a user's account in one tenant.
+type TenantUser struct {
+	Tenant  string
+	UserID  string
+	Name    string
+	Email   string
+	Roles   []string // sorted
+	IsOwner bool
+	Enabled bool
+}
+
+type tenantRow struct {
+	bun.BaseModel `bun:"table:tenants"`
+
+	Name         string    `bun:"name,pk"`
+	Enabled      bool      `bun:"enabled"`
+	CreatedAt    time.Time `bun:"created_at"`
+	CreatedBy    string    `bun:"created_by"`
+	LastModified time.Time `bun:"last_modified"`
+	ModifiedBy   string    `bun:"modified_by"`
+	Version      int64     `bun:"version"`
+}
+
+type tenantUserRow struct {
+	bun.BaseModel `bun:"table:tenant_users"`
+
+	Tenant  string `bun:"tenant,pk"`
+	UserID  string `bun:"user_id,pk"`
+	Name    string `bun:"name"`
+	Email   string `bun:"email"`
+	IsOwner bool   `bun:"is_owner"`
+	Enabled bool   `bun:"enabled"`
+}
+
+type tenantUserRoleRow struct {
+	bun.BaseModel `bun:"table:tenant_user_roles"`
+
+	Tenant string `bun:"tenant,pk"`
+	UserID string `bun:"user_id,pk"`
+	Role   string `bun:"role,pk"`
+}
+
+// CreateTenant inserts a tenant with its users. It returns ErrExists when
+// a tenant of that name exists, enabled or not.
+func CreateTenant(ctx context.Context, idb bun.IDB, t Tenant, users []TenantUser) error {
+	row := tenantRow{Name: t.Name, Enabled: t.Enabled, CreatedAt: t.CreatedAt, CreatedBy: t.CreatedBy,
+		LastModified: t.LastModified, ModifiedBy: t.ModifiedBy, Version: 1}
+	res, err := idb.NewInsert().Model(&row).On("CONFLICT (name) DO NOTHING").Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("db: insert tenant: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrExists
+	}
+	return insertTenantUsers(ctx, idb, t.Name, users)
+}
+
+// GetTenant returns the tenant named name, enabled or not.
+func GetTenant(ctx context.Context, idb bun.IDB, name string) (Tenant, error) {
+	var row tenantRow
+	err := idb.NewSelect().Model(&row).Where("name = ?", name).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Tenant{}, ErrNotFound
+	}
+	if err != nil {
+		return Tenant{}, fmt.Errorf("db: select tenant: %w", err)
+	}
+	return Tenant{Name: row.Name, Enabled: row.Enabled, CreatedAt: row.CreatedAt, CreatedBy: row.CreatedBy,
+		LastModified: row.LastModified, ModifiedBy: row.ModifiedBy, Version: row.Version}, nil
+}
+
+// TouchTenant records a change of the tenant by user at now, provided the
+// tenant still has the version the caller read; otherwise it returns
+// ErrStaleVersion. enabled sets the tenant's enabled flag.
+func TouchTenant(ctx context.Context, idb bun.IDB, t Tenant, enabled bool, user string, now time.Time) (Tenant, error) {
+	res, err := idb.NewUpdate().Model((*tenantRow)(nil)).
+		Set("version = version + 1").
+		Set("last_modified = ?", now).
+		Set("modified_by = ?", user).
+		Set("enabled = ?", enabled).
+		Where("name = ?", t.Name).
+		Where("version = ?", t.Version).
+		Exec(ctx)
+	if err != nil {
+		return Tenant{}, fmt.Errorf("db: update tenant: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return Tenant{}, ErrStaleVersion
+	}
+	t.Version++
+	t.LastModified, t.ModifiedBy, t.Enabled = now, user, enabled
+	return t, nil
+}
+
+// TenantUsers returns every account of the tenant, enabled or not, ordered
+// by user id.
+func TenantUsers(ctx context.Context, idb bun.IDB, tenant string) ([]TenantUser, error) {
+	var rows []tenantUserRow
+	if err := idb.NewSelect().Model(&rows).Where("tenant = ?", tenant).Order("user_id").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("db: select tenant users: %w", err)
+	}
+	var roles []tenantUserRoleRow
+	if err := idb.NewSelect().Model(&roles).Where("tenant = ?", tenant).Order("user_id", "role").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("db: select tenant user roles: %w", err)
+	}
+	return joinRoles(rows, roles), nil
+}
+
+// UserAccounts returns the accounts of userID in every tenant, enabled or
+// not, in enabled tenants only, ordered by tenant.
+func UserAccounts(ctx context.Context, idb bun.IDB, userID string) ([]TenantUser, error) {
+	var rows []tenantUserRow
+	err := idb.NewSelect().Model(&rows).
+		Where("user_id = ?", userID).
+		Where("tenant IN (SELECT name FROM tenants WHERE enabled)").
+		Order("tenant").Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("db: select user accounts: %w", err)
+	}
+	var roles []tenantUserRoleRow
+	err = idb.NewSelect().Model(&roles).Where("user_id = ?", userID).Order("tenant", "role").Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("db: select user roles: %w", err)
+	}
+	return joinRoles(rows, roles), nil
+}
+
+// GetTenantUser returns the account of userID in tenant, enabled or not.
+func GetTenantUser(ctx context.Context, idb bun.IDB, tenant, userID string) (TenantUser, error) {
+	var row tenantUserRow
+	err := idb.NewSelect().Model(&row).Where("tenant = ? AND user_id = ?", tenant, userID).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return TenantUser{}, ErrNotFound
+	}
+	if err != nil {
+		return TenantUser{}, fmt.Errorf("db: select tenant user: %w", err)
+	}
+	var roles []tenantUserRoleRow
+	err = idb.NewSelect().Model(&roles).Where("tenant = ? AND user_id = ?", tenant, userID).Order("role").Scan(ctx)
+	if err != nil {
+		return TenantUser{}, fmt.Errorf("db: select tenant user roles: %w", err)
+	}
+	return joinRoles([]tenantUserRow{row}, roles)[0], nil
+}
+
+// UpsertTenantUser creates the account or replaces all its fields and roles.
+func UpsertTenantUser(ctx context.Context, idb bun.IDB, u TenantUser) error {
+	row := toUserRow(u)
+	_, err := idb.NewInsert().Model(&row).
+		On("CONFLICT (tenant, user_id) DO UPDATE").
+		Set("name = EXCLUDED.name").
+		Set("email = EXCLUDED.email").
+		Set("is_owner = EXCLUDED.is_owner").
+		Set("enabled = EXCLUDED.enabled").
+		Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("db: upsert tenant user: %w", err)
+	}
+	if _, err := idb.NewDelete().Model((*tenantUserRoleRow)(nil)).
+		Where("tenant = ? AND user_id = ?", u.Tenant, u.UserID).Exec(ctx); err != nil {
+		return fmt.Errorf("db: delete tenant user roles: %w", err)
+	}
+	return insertRoles(ctx, idb, []TenantUser{u})
+}
+
+// DeleteTenantUser removes the account with its roles; an unknown account
+// is not an error.
+func DeleteTenantUser(ctx context.Context, idb bun.IDB, tenant, userID string) error {
+	if _, err := idb.NewDelete().Model((*tenantUserRoleRow)(nil)).
+		Where("tenant = ? AND user_id = ?", tenant, userID).Exec(ctx); err != nil {
+		return fmt.Errorf("db: delete tenant user roles: %w", err)
+	}
+	if _, err := idb.NewDelete().Model((*tenantUserRow)(nil)).
+		Where("tenant = ? AND user_id = ?", tenant, userID).Exec(ctx); err != nil {
+		return fmt.Errorf("db: delete tenant user: %w", err)
+	}
+	return nil
+}
+
+// ReplaceTenantUsers makes users the tenant's whole user list.
+func ReplaceTenantUsers(ctx context.Context, idb bun.IDB, tenant string, users []TenantUser) error {
+	if _, err := idb.NewDelete().Model((*tenantUserRoleRow)(nil)).Where("tenant = ?", tenant).Exec(ctx); err != nil {
+		return fmt.Errorf("db: delete tenant roles: %w", err)
+	}
+	if _, err := idb.NewDelete().Model((*tenantUserRow)(nil)).Where("tenant = ?", tenant).Exec(ctx); err != nil {
+		return fmt.Errorf("db: delete tenant users: %w", err)
+	}
+	return insertTenantUsers(ctx, idb, tenant, users)
+}
+
+func insertTenantUsers(ctx context.Context, idb bun.IDB, tenant string, users []TenantUser) error {
+	if len(users) == 0 {
+		return nil
+	}
+	rows := make([]tenantUserRow, len(users))
+	for i, u := range users {
+		u.Tenant = tenant
+		users[i] = u
+		rows[i] = toUserRow(u)
+	}
+	if _, err := idb.NewInsert().Model(&rows).Exec(ctx); err != nil {
+		return fmt.Errorf("db: insert tenant users: %w", err)
+	}
+	return insertRoles(ctx, idb, users)
+}
+
+func insertRoles(ctx context.Context, idb bun.IDB, users []TenantUser) error {
+	var roles []tenantUserRoleRow
+	for _, u := range users {
+		for _, r := range u.Roles {
+			roles = append(roles, tenantUserRoleRow{Tenant: u.Tenant, UserID: u.UserID, Role: r})
+		}
+	}
+	if len(roles) == 0 {
+		return nil
+	}
+	if _, err := idb.NewInsert().Model(&roles).On("CONFLICT DO NOTHING").Exec(ctx); err != nil {
+		return fmt.Errorf("db: insert tenant user roles: %w", err)
+	}
+	return nil
+}
+
+func toUserRow(u TenantUser) tenantUserRow {
+	return tenantUserRow{Tenant: u.Tenant, UserID: u.UserID, Name: u.Name, Email: u.Email, IsOwner: u.IsOwner, Enabled: u.Enabled}
+}
+
+// joinRoles attaches roles to their users; both inputs may be in any order.
+func joinRoles(rows []tenantUserRow, roles []tenantUserRoleRow) []TenantUser {
+	type key struct{ tenant, user string }
+	byUser := make(map[key][]string, len(rows))
+	for _, r := range roles {
+		k := key{r.Tenant, r.UserID}
+		byUser[k] = append(byUser[k], r.Role)
+	}
+	users := make([]TenantUser, len(rows))
+	for i, r := range rows {
+		rs := byUser[key{r.Tenant, r.UserID}]
+		sort.Strings(rs)
+		if rs == nil {
+			rs = []string{}
+		}
+		users[i] = TenantUser{Tenant: r.Tenant, UserID: r.UserID, Name: r.Name, Email: r.Email, Roles: rs, IsOwner: r.IsOwner, Enabled: r.Enabled}
+	}
+	return users
+}

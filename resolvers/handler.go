@@ -1,0 +1,211 @@
+package resolvers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/99designs/gqlgen/graphql/playground"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/casegraph/casegraph/auth"
+	"github.com/casegraph/casegraph/graph"
+	"github.com/casegraph/casegraph/service"
+)
+
+// Limits that keep one query from costing the server more than a page of
+// nested data should.
+const (
+	// MaxDepth is the deepest selection nesting a query may have.
+	MaxDepth = 12
+	// MaxComplexity is gqlgen's complexity budget of one operation (each
+	// field costs 1 plus its children).
+	MaxComplexity = 5000
+)
+
+// Authenticator verifies the caller of a request.
+type Authenticator interface {
+	Authenticate(r *http.Request) (auth.Identity, error)
+}
+
+// NewHandler returns the GraphQL endpoint over svc. A request without a
+// token reaches the resolvers anonymously (only platform version and health
+// answer it); a request with a bad token is refused with 401 and a GraphQL
+// error body; an unreachable identity provider gives 503.
+func NewHandler(svc *service.Service, authn Authenticator, logger *slog.Logger) http.Handler {
+	srv := handler.New(graph.NewExecutableSchema(graph.Config{Resolvers: &Resolver{Service: svc}}))
+	srv.AddTransport(transport.Options{})
+	srv.AddTransport(transport.GET{})
+	srv.AddTransport(transport.POST{})
+	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	srv.Use(extension.Introspection{})
+	srv.Use(extension.FixedComplexityLimit(MaxComplexity))
+	srv.Use(depthLimit{max: MaxDepth})
+	srv.SetErrorPresenter(errorPresenter(logger))
+	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
+		logger.ErrorContext(ctx, "resolver panic", "panic", fmt.Sprint(p))
+		return &service.Error{Op: "graphql", Kind: service.Internal, Err: fmt.Errorf("panic: %v", p)}
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" {
+			who, err := authn.Authenticate(r)
+			if err != nil {
+				writeAuthError(w, r, logger, err)
+				return
+			}
+			r = r.WithContext(auth.NewContext(r.Context(), who))
+		}
+		srv.ServeHTTP(w, r)
+	})
+}
+
+// GraphiQL returns the GraphiQL page that talks to endpoint.
+func GraphiQL(endpoint string) http.Handler {
+	return playground.Handler("CaseGraph GraphiQL", endpoint)
+}
+
+// caller returns the verified caller, or UNAUTHENTICATED.
+func caller(ctx context.Context) (auth.Identity, error) {
+	who, ok := auth.FromContext(ctx)
+	if !ok {
+		return auth.Identity{}, service.E("graphql", service.Unauthenticated, "Authorization token is missing")
+	}
+	return who, nil
+}
+
+// nullIfNotFound turns NotFound into a null result: a nullable field asking
+// for something the caller may not see answers null, not an error.
+func nullIfNotFound(err error) error {
+	if service.KindOf(err) == service.NotFound {
+		return nil
+	}
+	return err
+}
+
+// codeOf maps each kind of service error to the GraphQL extensions.code.
+var codeOf = map[service.Kind]string{
+	service.Unauthenticated: "UNAUTHENTICATED",
+	service.NotAllowed:      "FORBIDDEN",
+	service.NotFound:        "NOT_FOUND",
+	service.Invalid:         "BAD_USER_INPUT",
+	service.InvalidState:    "INVALID_STATE",
+	service.Conflict:        "CONFLICT",
+	service.Unavailable:     "SERVICE_UNAVAILABLE",
+	service.Internal:        "INTERNAL_SERVER_ERROR",
+}
+
+// errorPresenter sets extensions.code on every error. Errors gqlgen raises
+// itself (parse, validation, limits) keep their own code; only internal
+// errors are logged, and their cause never reaches the client.
+func errorPresenter(logger *slog.Logger) graphql.ErrorPresenterFunc {
+	return func(ctx context.Context, err error) *gqlerror.Error {
+		gqlErr := graphql.DefaultErrorPresenter(ctx, err)
+		var se *service.Error
+		if !errors.As(err, &se) {
+			if gqlErr.Extensions == nil || gqlErr.Extensions["code"] == nil {
+				var gerr *gqlerror.Error
+				if errors.As(err, &gerr) && gerr.Err == nil {
+					return gqlErr // a gqlgen error without a cause: a bad request
+				}
+				logger.ErrorContext(ctx, "graphql request failed", "err", err)
+				gqlErr.Message = service.Message(err)
+				gqlErr.Extensions = map[string]any{"code": codeOf[service.Internal]}
+			}
+			return gqlErr
+		}
+		if se.Kind == service.Internal {
+			logger.ErrorContext(ctx, "graphql request failed", "err", err)
+		}
+		gqlErr.Message = service.Message(err)
+		if gqlErr.Extensions == nil {
+			gqlErr.Extensions = map[string]any{}
+		}
+		gqlErr.Extensions["code"] = codeOf[se.Kind]
+		return gqlErr
+	}
+}
+
+// writeAuthError answers a bad token before any resolver runs, in the
+// GraphQL response shape.
+func writeAuthError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) {
+	status, code, msg := http.StatusUnauthorized, "UNAUTHENTICATED", "Token cannot be verified"
+	var te *auth.TokenError
+	switch {
+	case errors.As(err, &te):
+		msg = te.Msg
+	case errors.Is(err, auth.ErrIDPUnreachable):
+		logger.WarnContext(r.Context(), "identity provider unreachable", "err", err)
+		status, code, msg = http.StatusServiceUnavailable, "SERVICE_UNAVAILABLE",
+			"The identity provider could not be reached to verify the token; try again later"
+	default:
+		logger.ErrorContext(r.Context(), "authentication failed", "err", err)
+	}
+	body, _ := json.Marshal(map[string]any{"errors": []map[string]any{{
+		"message": msg, "extensions": map[string]any{"code": code},
+	}}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// depthLimit refuses operations nested deeper than max, fragments
+// included, before anything is resolved.
+type depthLimit struct{ max int }
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.OperationContextMutator
+} = depthLimit{}
+
+func (depthLimit) ExtensionName() string                   { return "DepthLimit" }
+func (depthLimit) Validate(graphql.ExecutableSchema) error { return nil }
+
+func (d depthLimit) MutateOperationContext(ctx context.Context, oc *graphql.OperationContext) *gqlerror.Error {
+	op := oc.Doc.Operations.ForName(oc.OperationName)
+	if op == nil {
+		return nil
+	}
+	if depth := selectionDepth(op.SelectionSet, 0, d.max); depth > d.max {
+		err := gqlerror.Errorf("operation is nested %d levels deep, which exceeds the limit of %d", depth, d.max)
+		err.Extensions = map[string]any{"code": "BAD_USER_INPUT"}
+		return err
+	}
+	return nil
+}
+
+// selectionDepth returns the depth of set, giving up past limit (which also
+// ends cycles through fragments, already refused by validation).
+func selectionDepth(set ast.SelectionSet, depth, limit int) int {
+	if depth > limit {
+		return depth
+	}
+	deepest := depth
+	for _, sel := range set {
+		var d int
+		switch s := sel.(type) {
+		case *ast.Field:
+			if len(s.SelectionSet) == 0 {
+				d = depth + 1
+			} else {
+				d = selectionDepth(s.SelectionSet, depth+1, limit)
+			}
+		case *ast.InlineFragment:
+			d = selectionDepth(s.SelectionSet, depth, limit)
+		case *ast.FragmentSpread:
+			if s.Definition != nil {
+				d = selectionDepth(s.Definition.SelectionSet, depth, limit)
+			}
+		}
+		deepest = max(deepest, d)
+	}
+	return deepest
+}

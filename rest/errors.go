@@ -1,0 +1,55 @@
+package rest
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/casegraph/casegraph/auth"
+	"github.com/casegraph/casegraph/service"
+)
+
+// statusOf maps each kind of service error to the reference engine's
+// status: it answers 401 for "not allowed" as for "not authenticated", 404
+// for what is hidden, 400 for bad input and bad state, and never 403 or 409.
+var statusOf = map[service.Kind]int{
+	service.Unauthenticated: http.StatusUnauthorized,
+	service.NotAllowed:      http.StatusUnauthorized,
+	service.NotFound:        http.StatusNotFound,
+	service.Invalid:         http.StatusBadRequest,
+	service.InvalidState:    http.StatusBadRequest,
+	service.Conflict:        http.StatusServiceUnavailable,
+	service.Unavailable:     http.StatusServiceUnavailable,
+	service.Internal:        http.StatusInternalServerError,
+}
+
+// writeError answers err as plain text, the reference engine's error body.
+// Only internal errors are logged; their cause never reaches the client.
+func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	kind := service.KindOf(err)
+	if kind == service.Internal {
+		a.logger.ErrorContext(r.Context(), "request failed", "err", err)
+	}
+	writeText(w, statusOf[kind], service.Message(err))
+}
+
+// writeAuthError answers a failed authentication: 503 when the identity
+// provider could not be reached, 401 with the token problem otherwise.
+func (a *API) writeAuthError(w http.ResponseWriter, r *http.Request, err error) {
+	var te *auth.TokenError
+	switch {
+	case errors.As(err, &te):
+		writeText(w, http.StatusUnauthorized, te.Msg)
+	case errors.Is(err, auth.ErrIDPUnreachable):
+		a.logger.WarnContext(r.Context(), "identity provider unreachable", "err", err)
+		writeText(w, http.StatusServiceUnavailable, "The identity provider could not be reached to verify the token; try again later")
+	default:
+		a.logger.ErrorContext(r.Context(), "authentication failed", "err", err)
+		writeText(w, http.StatusUnauthorized, "Token cannot be verified")
+	}
+}
+
+func writeText(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "text/plain; charset=UTF-8")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(msg))
+}

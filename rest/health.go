@@ -1,0 +1,63 @@
+package rest
+
+import (
+	"net/http"
+)
+
+func (a *API) status(w http.ResponseWriter, r *http.Request) {
+	if !a.svc.Health(r.Context()).OK {
+		writeText(w, http.StatusServiceUnavailable, "The server is currently unavailable (because it is overloaded or down for maintenance).")
+		return
+	}
+	writeText(w, http.StatusOK, "OK")
+}
+
+// health answers the reference engine's report: a status, a description and
+// one single-key object per measure point.
+func (a *API) health(w http.ResponseWriter, r *http.Request) {
+	type point struct {
+		Status      string `json:"Status"`
+		Description string `json:"Description"`
+	}
+	statusText := func(ok bool) string {
+		if ok {
+			return "OK"
+		}
+		return "NOK"
+	}
+	h := a.svc.Health(r.Context())
+	points := make([]map[string]point, 0, len(h.Points))
+	for _, p := range h.Points {
+		points = append(points, map[string]point{p.Name: {Status: statusText(p.OK), Description: p.Description}})
+	}
+	desc := "All measure points are healthy"
+	if !h.OK {
+		desc = "One or more measure points are unhealthy"
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Status        string             `json:"Status"`
+		Description   string             `json:"Description"`
+		MeasurePoints []map[string]point `json:"measure-points"`
+	}{statusText(h.OK), desc, points})
+}
+
+func (a *API) version(w http.ResponseWriter, r *http.Request) {
+	v := a.svc.Version()
+	builtAt := ""
+	var builtAtMillis int64
+	if !v.BuiltAt.IsZero() {
+		builtAt = v.BuiltAt.UTC().Format("2006-01-02 15:04:05.000Z")
+		builtAtMillis = v.BuiltAt.UnixMilli()
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"name":                  v.Name,
+		"organization":          "casegraph",
+		"version":               v.Version,
+		"description":           "CaseGraph, a CMMN case-management engine",
+		"gitHeadCommit":         v.GitCommit,
+		"gitCurrentBranch":      v.GitBranch,
+		"gitUncommittedChanges": v.Uncommitted,
+		"builtAtString":         builtAt,
+		"builtAtMillis":         builtAtMillis,
+	})
+}

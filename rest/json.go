@@ -1,0 +1,122 @@
+package rest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/casegraph/casegraph/service"
+)
+
+// maxBody bounds a JSON request body.
+const maxBody = 10 << 20
+
+// decodeJSON reads the body of r into v the way the reference engine does:
+// only application/json is accepted, unknown fields are rejected, and any
+// failure is a 400 "The request content was malformed: …". A missing
+// Content-Type is taken as JSON, for hand-written calls.
+func decodeJSON(r *http.Request, v any) error {
+	const op = "rest.decodeJSON"
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || mt != "application/json" {
+			return service.Ef(op, service.Invalid,
+				"The request content type Some(%s) is not supported, provide one of Set(application/json)", ct)
+		}
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil {
+		return service.Ef(op, service.Invalid, "The request content was malformed: %v", err)
+	}
+	if len(body) > maxBody {
+		return service.Ef(op, service.Invalid, "The request content was malformed: the body is larger than %d bytes", maxBody)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return service.E(op, service.Invalid, "The request content was malformed: "+jsonProblem(err))
+	}
+	if dec.More() {
+		return service.E(op, service.Invalid, "The request content was malformed: unexpected data after the JSON value")
+	}
+	return nil
+}
+
+// jsonProblem phrases a decoding error for the caller.
+func jsonProblem(err error) string {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.EOF):
+		return "the body is empty"
+	case errors.As(err, &syntax):
+		return fmt.Sprintf("invalid JSON at offset %d: %v", syntax.Offset, syntax)
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			field = "the body"
+		}
+		return fmt.Sprintf("%s must be %s, not %s", field, jsonTypeName(typ.Type.Kind().String()), typ.Value)
+	}
+	msg := err.Error()
+	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		return "Unrecognized field " + f
+	}
+	return strings.TrimPrefix(msg, "json: ")
+}
+
+func jsonTypeName(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "slice", "array":
+		return "an array"
+	case "map", "struct", "ptr":
+		return "an object"
+	}
+	return "a number"
+}
+
+// writeJSON answers v with the exact Content-Type the reference engine's
+// clients compare: application/json, no charset.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		writeText(w, http.StatusInternalServerError, "There was an internal server error.")
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// nullable is a JSON field that tells "absent" from "null".
+type nullable[T any] struct {
+	Set   bool // the field was in the body
+	Null  bool // its value was null
+	Value T
+}
+
+func (n *nullable[T]) UnmarshalJSON(b []byte) error {
+	n.Set = true
+	if string(b) == "null" {
+		n.Null = true
+		return nil
+	}
+	return json.Unmarshal(b, &n.Value)
+}
+
+// ptr returns a pointer to the value when it was given and not null.
+func (n nullable[T]) ptr() *T {
+	if !n.Set || n.Null {
+		return nil
+	}
+	return &n.Value
+}

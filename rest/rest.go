@@ -1,0 +1,73 @@
+// Package rest serves the reference engine's REST paths over package
+// service, with its status codes, plain-text error bodies, JSON shapes and
+// *-Last-Modified headers, so that the reference engine's clients work
+// unchanged. Handlers are thin: they decode, call one service method, and
+// encode; who may do what is decided in service.
+package rest
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/casegraph/casegraph/auth"
+	"github.com/casegraph/casegraph/service"
+)
+
+// Authenticator verifies the caller of a request.
+type Authenticator interface {
+	Authenticate(r *http.Request) (auth.Identity, error)
+}
+
+// API is the REST front door.
+type API struct {
+	svc    *service.Service
+	authn  Authenticator
+	logger *slog.Logger
+}
+
+// New returns the REST API over svc.
+func New(svc *service.Service, authn Authenticator, logger *slog.Logger) *API {
+	return &API{svc: svc, authn: authn, logger: logger}
+}
+
+// Register adds the REST routes to mux.
+func (a *API) Register(mux *http.ServeMux) {
+	// Health and version answer at the root (the reference engine) and
+	// under /platform (its guide); neither needs a token.
+	for _, prefix := range []string{"", "/platform"} {
+		mux.HandleFunc("GET "+prefix+"/status", a.status)
+		mux.HandleFunc("GET "+prefix+"/health", a.health)
+		mux.HandleFunc("GET "+prefix+"/version", a.version)
+	}
+
+	mux.Handle("POST /platform", a.authed(a.createTenant))
+	mux.Handle("POST /platform/{$}", a.authed(a.createTenant))
+	mux.Handle("PUT /platform/{tenant}/disable", a.authed(a.disableTenant))
+	mux.Handle("PUT /platform/{tenant}/enable", a.authed(a.enableTenant))
+	mux.Handle("GET /platform/user", a.authed(a.platformUser))
+
+	mux.Handle("GET /tenant/{tenant}/owners", a.authed(a.tenantOwners))
+	mux.Handle("GET /tenant/{tenant}/users", a.authed(a.tenantUsers))
+	mux.Handle("GET /tenant/{tenant}/users/{userId}", a.authed(a.tenantUser))
+	mux.Handle("GET /tenant/{tenant}/disabled-accounts", a.authed(a.disabledAccounts))
+	mux.Handle("POST /tenant/{tenant}/users", a.authed(a.setTenantUser))
+	mux.Handle("PUT /tenant/{tenant}/users", a.authed(a.setTenantUser))
+	mux.Handle("DELETE /tenant/{tenant}/users/{userId}", a.authed(a.removeTenantUser))
+	mux.Handle("POST /tenant/{tenant}", a.authed(a.replaceTenant))
+	mux.Handle("PUT /tenant/{tenant}", a.authed(a.replaceTenant))
+}
+
+// authedHandler is a handler that runs for a verified caller.
+type authedHandler func(w http.ResponseWriter, r *http.Request, who auth.Identity)
+
+// authed verifies the caller's token before h runs.
+func (a *API) authed(h authedHandler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		who, err := a.authn.Authenticate(r)
+		if err != nil {
+			a.writeAuthError(w, r, err)
+			return
+		}
+		h(w, r.WithContext(auth.NewContext(r.Context(), who)), who)
+	})
+}

@@ -1,0 +1,137 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+
+	"github.com/casegraph/casegraph/db"
+)
+
+// Kind classifies an error for the front doors, which map each kind to one
+// REST status and one GraphQL extensions.code.
+type Kind int
+
+// The kinds of error a service method returns.
+const (
+	Internal        Kind = iota // unclassified; logged, never shown to the caller
+	Unauthenticated             // no or bad credentials
+	NotAllowed                  // the caller is known but may not do this
+	NotFound                    // does not exist, or is hidden from the caller
+	Invalid                     // bad input
+	InvalidState                // valid input, but not in the current state
+	Conflict                    // lost a race too often; try again
+	Unavailable                 // a dependency (database, identity provider) is down
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Unauthenticated:
+		return "unauthenticated"
+	case NotAllowed:
+		return "not allowed"
+	case NotFound:
+		return "not found"
+	case Invalid:
+		return "invalid"
+	case InvalidState:
+		return "invalid state"
+	case Conflict:
+		return "conflict"
+	case Unavailable:
+		return "unavailable"
+	}
+	return "internal"
+}
+
+// Error is the error every service method returns. Msg is the text the
+// caller sees (the reference engine's message where it has one); Err is the
+// cause, for logs only.
+type Error struct {
+	Op   string // the operation, e.g. "service.CreateTenant"
+	Kind Kind
+	Msg  string
+	Err  error
+}
+
+// E builds an *Error with a caller-facing message.
+func E(op string, kind Kind, msg string) *Error {
+	return &Error{Op: op, Kind: kind, Msg: msg}
+}
+
+// Ef builds an *Error with a formatted caller-facing message.
+func Ef(op string, kind Kind, format string, args ...any) *Error {
+	return &Error{Op: op, Kind: kind, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Op)
+	b.WriteString(": ")
+	b.WriteString(e.Kind.String())
+	if e.Msg != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Msg)
+	}
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// KindOf returns the kind of err: that of the outermost *Error in its
+// chain, Internal for anything else.
+func KindOf(err error) Kind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return Internal
+}
+
+// Message returns the text a caller may see for err. Internal errors never
+// show their cause.
+func Message(err error) string {
+	var e *Error
+	if errors.As(err, &e) && e.Kind != Internal && e.Msg != "" {
+		return e.Msg
+	}
+	return "An error happened in the server; check the server logs for more information"
+}
+
+// wrap classifies an error from a lower layer: errors that are already
+// *Error pass unchanged; database outages become Unavailable; the rest is
+// Internal.
+func wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return &Error{Op: op, Kind: Unavailable, Msg: "The request was cancelled or timed out", Err: err}
+	case errors.Is(err, db.ErrStaleVersion):
+		return &Error{Op: op, Kind: Conflict, Msg: "The item was changed by another request at the same time; please try again", Err: err}
+	case isConnectionError(err):
+		return &Error{Op: op, Kind: Unavailable, Msg: "The server is currently unavailable (because it is overloaded or down for maintenance).", Err: err}
+	}
+	return &Error{Op: op, Kind: Internal, Err: err}
+}
+
+func isConnectionError(err error) bool {
+	var netErr net.Error
+	if errors.As(err, &netErr) {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "connection refused") || strings.Contains(msg, "bad connection") ||
+		strings.Contains(msg, "database is closed") || strings.Contains(msg, "failed to connect")
+}

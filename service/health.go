@@ -1,0 +1,61 @@
+package service
+
+import (
+	"context"
+	"time"
+)
+
+// VersionInfo describes the running build.
+type VersionInfo struct {
+	Name        string
+	Version     string
+	GitCommit   string
+	GitBranch   string
+	Uncommitted bool
+	BuiltAt     time.Time
+}
+
+// Version returns the running build's version. Needs no identity.
+func (s *Service) Version() VersionInfo { return s.version }
+
+// MeasurePoint is one indicator of the health report.
+type MeasurePoint struct {
+	Name        string
+	OK          bool
+	Description string
+}
+
+// Health is the engine's health report.
+type Health struct {
+	OK     bool
+	Points []MeasurePoint
+}
+
+// Health checks the database and the identity providers. Needs no
+// identity. The journals of the reference engine's report live in the same
+// database as the read tables here, so they share its result.
+func (s *Service) Health(ctx context.Context) Health {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	dbPoint := func(name string, err error) MeasurePoint {
+		if err != nil {
+			return MeasurePoint{Name: name, OK: false, Description: "database unreachable: " + err.Error()}
+		}
+		return MeasurePoint{Name: name, OK: true, Description: string(s.db.Flavor) + " database reachable"}
+	}
+	pingErr := s.db.Ping(ctx)
+	h := Health{Points: []MeasurePoint{
+		dbPoint("query-db", pingErr),
+		dbPoint("write-journal", pingErr),
+		dbPoint("read-journal", pingErr),
+	}}
+	if s.identityHealth != nil {
+		ok, desc := s.identityHealth(ctx)
+		h.Points = append(h.Points, MeasurePoint{Name: "idp", OK: ok, Description: desc})
+	}
+	h.OK = true
+	for _, p := range h.Points {
+		h.OK = h.OK && p.OK
+	}
+	return h
+}

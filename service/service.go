@@ -1,0 +1,105 @@
+// Package service is CaseGraph's application layer, shared by the GraphQL
+// and REST front doors. Every method takes the caller's identity, decides
+// whether the caller may do what it asks (authorization lives here and
+// nowhere else), runs the command in one database transaction, and returns
+// plain values or an *Error of a Kind the front doors map to their status
+// codes.
+package service
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/casegraph/casegraph/db"
+)
+
+// Config configures a Service.
+type Config struct {
+	// PlatformOwners are the user ids that may create, enable and disable
+	// tenants; compared case-insensitively. They have no rights inside a
+	// tenant unless they are its users.
+	PlatformOwners []string
+	// DefaultTenant is used when a request names no tenant. Default "world".
+	DefaultTenant string
+	// Version describes the running build.
+	Version VersionInfo
+	// IdentityHealth reports on the identity providers for the health
+	// endpoint; nil reports nothing.
+	IdentityHealth func(ctx context.Context) (ok bool, description string)
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+	// Logger receives the service's logs. Default: discard.
+	Logger *slog.Logger
+}
+
+// Service runs CaseGraph's commands and queries.
+type Service struct {
+	db             *db.DB
+	platformOwners map[string]bool
+	defaultTenant  string
+	version        VersionInfo
+	identityHealth func(ctx context.Context) (bool, string)
+	now            func() time.Time
+	logger         *slog.Logger
+}
+
+// New returns a Service over an open, migrated database.
+func New(d *db.DB, cfg Config) *Service {
+	s := &Service{
+		db:             d,
+		platformOwners: make(map[string]bool),
+		defaultTenant:  cfg.DefaultTenant,
+		version:        cfg.Version,
+		identityHealth: cfg.IdentityHealth,
+		now:            cfg.Now,
+		logger:         cfg.Logger,
+	}
+	for _, o := range cfg.PlatformOwners {
+		if o = strings.TrimSpace(o); o != "" {
+			s.platformOwners[strings.ToLower(o)] = true
+		}
+	}
+	if s.defaultTenant == "" {
+		s.defaultTenant = "world"
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	return s
+}
+
+// maxAttempts bounds how often a command that lost an optimistic-version
+// race is run again before the caller gets a Conflict.
+const maxAttempts = 5
+
+// command runs fn in one transaction and commits it. When fn (or the commit)
+// fails with db.ErrStaleVersion, another command won the race: the whole
+// command runs again on fresh data, a bounded number of times. Errors come
+// back classified.
+func (s *Service) command(ctx context.Context, op string, fn func(ctx context.Context, tx bun.Tx) error) error {
+	var err error
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		err = s.db.InTx(ctx, fn)
+		if !errors.Is(err, db.ErrStaleVersion) {
+			break
+		}
+		s.logger.DebugContext(ctx, "command lost a version race; retrying", "op", op, "attempt", attempt+1)
+	}
+	return wrap(op, err)
+}
+
+// isPlatformOwner reports whether userID is configured as a platform owner.
+func (s *Service) isPlatformOwner(userID string) bool {
+	return s.platformOwners[strings.ToLower(userID)]
+}
+
+// DefaultTenant is the tenant used when a request names none.
+func (s *Service) DefaultTenant() string { return s.defaultTenant }
