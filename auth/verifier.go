@@ -157,7 +157,7 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (Identity, error) {
 // unverifiedClaims reads the payload of a JWS without checking it, only to
 // pick the issuer whose keys will check it.
 func unverifiedClaims(raw string) (map[string]any, error) {
-	jws, err := jose.ParseSigned(raw, supportedAlgs)
+	jws, err := jose.ParseSignedCompact(raw, supportedAlgs)
 	if err != nil {
 		return nil, tokenErrorf("Token parse failure: %v", err)
 	}

@@ -138,7 +138,7 @@ func (r *queryResolver) Tenant(ctx context.Context, name string) (*model.Tenant,
 	}
 	t, err := r.Service.GetTenant(ctx, who, name)
 	if err != nil {
-		return nil, err
+		return nil, nullIfNotFound(err)
 	}
 	return toTenant(t), nil
 }
@@ -190,8 +190,10 @@ func (r *Resolver) Query() graph.QueryResolver { return &queryResolver{r} }
 // Tenant returns graph.TenantResolver implementation.
 func (r *Resolver) Tenant() graph.TenantResolver { return &tenantResolver{r} }
 
-type meResolver struct{ *Resolver }
-type mutationResolver struct{ *Resolver }
-type platformResolver struct{ *Resolver }
-type queryResolver struct{ *Resolver }
-type tenantResolver struct{ *Resolver }
+type (
+	meResolver       struct{ *Resolver }
+	mutationResolver struct{ *Resolver }
+	platformResolver struct{ *Resolver }
+	queryResolver    struct{ *Resolver }
+	tenantResolver   struct{ *Resolver }
+)

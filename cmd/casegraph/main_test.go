@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// TestServeDev runs the real binary's entry point in development mode: a
+// token from `casegraph token admin` creates a tenant, and cancelling the
+// context (SIGTERM) stops the server cleanly.
+func TestServeDev(t *testing.T) {
+	dir := t.TempDir()
+	addr := freeAddr(t)
+	t.Setenv("CASEGRAPH_DATA_DIR", dir)
+	t.Setenv("DATABASE_URL", "")
+	t.Setenv("CASEGRAPH_OIDC_ISSUERS", "")
+	t.Setenv("CASEGRAPH_PLATFORM_OWNERS", "")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	var logs bytes.Buffer
+	go func() { done <- run(ctx, []string{"serve", "--dev", "-addr", addr}, io.Discard, &logs) }()
+
+	base := "http://" + addr
+	waitReady(t, base+"/status")
+
+	var tok bytes.Buffer
+	if err := run(context.Background(), []string{"token", "admin"}, &tok, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("POST", base+"/platform", strings.NewReader(`{"name":"acme","users":[{"userId":"alice","isOwner":true}]}`))
+	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(tok.String()))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("create tenant with a dev token: %d", resp.StatusCode)
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve returned %v after shutdown", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	if !strings.Contains(logs.String(), "DEVELOPMENT MODE") || !strings.Contains(logs.String(), `"request_id"`) {
+		t.Errorf("logs lack the dev-mode warning or request ids:\n%s", logs.String())
+	}
+}
+
+func waitReady(t *testing.T, url string) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("%s did not become ready", url)
+}
+
+func TestServeRefusesWithoutIssuer(t *testing.T) {
+	t.Setenv("CASEGRAPH_DATA_DIR", t.TempDir())
+	t.Setenv("CASEGRAPH_OIDC_ISSUERS", "")
+	t.Setenv("CASEGRAPH_DEV", "")
+	err := run(context.Background(), []string{"serve", "-addr", "127.0.0.1:0"}, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "CASEGRAPH_OIDC_ISSUERS") || !strings.Contains(err.Error(), "CASEGRAPH_DEV") {
+		t.Fatalf("serve without issuer: %v", err)
+	}
+}
+
+func TestMigrateAndVersion(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"migrate", "-data-dir", dir}, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "applied 00001") {
+		t.Fatalf("first migrate printed %q", out.String())
+	}
+	out.Reset()
+	if err := run(context.Background(), []string{"migrate", "-data-dir", dir}, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "database is up to date\n" {
+		t.Fatalf("second migrate printed %q", out.String())
+	}
+	out.Reset()
+	if err := run(context.Background(), []string{"version"}, &out, io.Discard); err != nil || !strings.HasPrefix(out.String(), "casegraph ") {
+		t.Fatalf("version: %q %v", out.String(), err)
+	}
+	if err := run(context.Background(), []string{"frobnicate"}, io.Discard, io.Discard); err == nil {
+		t.Fatal("an unknown command succeeded")
+	}
+	if err := run(context.Background(), []string{"token"}, io.Discard, io.Discard); err == nil {
+		t.Fatal("token without a user id succeeded")
+	}
+}
