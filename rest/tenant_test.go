@@ -1,8 +1,10 @@
 package rest_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/casegraph/casegraph/cmd/casegraph/server/servertest"
@@ -134,5 +136,46 @@ func TestReplaceTenant(t *testing.T) {
 		// Users missing from the list are gone.
 		expect(t, env.Do(servertest.Request{Method: "GET", Path: "/tenant/acme/users", User: "alice"}),
 			404, "Tenant 'acme' does not exist, or user 'alice' is not registered in it")
+	})
+}
+
+// TestConcurrentOwnerRemoval races two owners removing each other: the
+// optimistic version check makes one of them lose and retry on fresh data,
+// so the tenant never ends up without an owner.
+func TestConcurrentOwnerRemoval(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		for round := 0; round < 8; round++ {
+			tenant := fmt.Sprintf("race%d", round)
+			expect(t, env.Do(servertest.Request{Method: "POST", Path: "/platform", User: admin,
+				Body: tenantBody(tenant, user{UserID: "alice", IsOwner: true}, user{UserID: "bob", IsOwner: true})}), 204, "")
+			var wg sync.WaitGroup
+			statuses := make([]int, 2)
+			for i, pair := range [][2]string{{"alice", "bob"}, {"bob", "alice"}} {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					statuses[i] = env.Do(servertest.Request{Method: "DELETE", Path: "/tenant/" + tenant + "/users/" + pair[1], User: pair[0]}).Status
+				}()
+			}
+			wg.Wait()
+			ok := 0
+			for _, s := range statuses {
+				if s == http.StatusNoContent {
+					ok++
+				} else if s != http.StatusNotFound && s != http.StatusBadRequest {
+					t.Fatalf("round %d: unexpected status %v", round, statuses)
+				}
+			}
+			var owners []string
+			for _, u := range []string{"alice", "bob"} {
+				resp := env.Do(servertest.Request{Method: "GET", Path: "/tenant/" + tenant + "/owners", User: u})
+				if resp.Status == http.StatusOK {
+					resp.JSON(t, &owners)
+				}
+			}
+			if ok != 1 || len(owners) != 1 {
+				t.Fatalf("round %d: statuses %v, owners %v; want exactly one removal and one owner left", round, statuses, owners)
+			}
+		}
 	})
 }
