@@ -40,10 +40,34 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	Definition struct {
+		CaseName        func(childComplexity int) int
+		CaseRoles       func(childComplexity int) int
+		DeployedAt      func(childComplexity int) int
+		DeployedBy      func(childComplexity int) int
+		Documentation   func(childComplexity int) int
+		Hash            func(childComplexity int) int
+		InputParameters func(childComplexity int) int
+		Name            func(childComplexity int) int
+		Tenant          func(childComplexity int) int
+		Version         func(childComplexity int) int
+		XML             func(childComplexity int) int
+	}
+
+	DefinitionValidation struct {
+		Problems func(childComplexity int) int
+		Valid    func(childComplexity int) int
+	}
+
 	Health struct {
 		Description   func(childComplexity int) int
 		MeasurePoints func(childComplexity int) int
 		Ok            func(childComplexity int) int
+	}
+
+	InputParameter struct {
+		CaseFileItem func(childComplexity int) int
+		Name         func(childComplexity int) int
 	}
 
 	Me struct {
@@ -60,6 +84,7 @@ type ComplexityRoot struct {
 
 	Mutation struct {
 		CreateTenant       func(childComplexity int, input model.CreateTenantInput) int
+		DeployDefinition   func(childComplexity int, tenant *string, name string, xml string) int
 		DisableTenant      func(childComplexity int, name string) int
 		EnableTenant       func(childComplexity int, name string) int
 		RemoveTenantUser   func(childComplexity int, tenant string, userID string) int
@@ -73,9 +98,12 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		Me       func(childComplexity int) int
-		Platform func(childComplexity int) int
-		Tenant   func(childComplexity int, name string) int
+		Definition         func(childComplexity int, tenant *string, name string) int
+		Definitions        func(childComplexity int, tenant *string) int
+		Me                 func(childComplexity int) int
+		Platform           func(childComplexity int) int
+		Tenant             func(childComplexity int, name string) int
+		ValidateDefinition func(childComplexity int, xml string) int
 	}
 
 	Tenant struct {
@@ -120,6 +148,7 @@ type MutationResolver interface {
 	SetTenantUser(ctx context.Context, tenant string, user model.TenantUserInput) (*model.TenantUser, error)
 	RemoveTenantUser(ctx context.Context, tenant string, userID string) (bool, error)
 	ReplaceTenantUsers(ctx context.Context, tenant string, users []*model.TenantUserInput) (*model.Tenant, error)
+	DeployDefinition(ctx context.Context, tenant *string, name string, xml string) (*model.Definition, error)
 }
 type PlatformResolver interface {
 	Version(ctx context.Context, obj *model.Platform) (*model.Version, error)
@@ -129,6 +158,9 @@ type QueryResolver interface {
 	Me(ctx context.Context) (*model.Me, error)
 	Platform(ctx context.Context) (*model.Platform, error)
 	Tenant(ctx context.Context, name string) (*model.Tenant, error)
+	Definitions(ctx context.Context, tenant *string) ([]*model.Definition, error)
+	Definition(ctx context.Context, tenant *string, name string) (*model.Definition, error)
+	ValidateDefinition(ctx context.Context, xml string) (*model.DefinitionValidation, error)
 }
 type TenantResolver interface {
 	Owners(ctx context.Context, obj *model.Tenant) ([]string, error)
@@ -155,6 +187,86 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	_ = ec
 	switch typeName + "." + field {
 
+	case "Definition.caseName":
+		if e.ComplexityRoot.Definition.CaseName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Definition.CaseName(childComplexity), true
+	case "Definition.caseRoles":
+		if e.ComplexityRoot.Definition.CaseRoles == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Definition.CaseRoles(childComplexity), true
+	case "Definition.deployedAt":
+		if e.ComplexityRoot.Definition.DeployedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Definition.DeployedAt(childComplexity), true
+	case "Definition.deployedBy":
+		if e.ComplexityRoot.Definition.DeployedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Definition.DeployedBy(childComplexity), true
+	case "Definition.documentation":
+		if e.ComplexityRoot.Definition.Documentation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Definition.Documentation(childComplexity), true
+	case "Definition.hash":
+		if e.ComplexityRoot.Definition.Hash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Definition.Hash(childComplexity), true
+	case "Definition.inputParameters":
+		if e.ComplexityRoot.Definition.InputParameters == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Definition.InputParameters(childComplexity), true
+	case "Definition.name":
+		if e.ComplexityRoot.Definition.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Definition.Name(childComplexity), true
+	case "Definition.tenant":
+		if e.ComplexityRoot.Definition.Tenant == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Definition.Tenant(childComplexity), true
+	case "Definition.version":
+		if e.ComplexityRoot.Definition.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Definition.Version(childComplexity), true
+	case "Definition.xml":
+		if e.ComplexityRoot.Definition.XML == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Definition.XML(childComplexity), true
+
+	case "DefinitionValidation.problems":
+		if e.ComplexityRoot.DefinitionValidation.Problems == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DefinitionValidation.Problems(childComplexity), true
+	case "DefinitionValidation.valid":
+		if e.ComplexityRoot.DefinitionValidation.Valid == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DefinitionValidation.Valid(childComplexity), true
+
 	case "Health.description":
 		if e.ComplexityRoot.Health.Description == nil {
 			break
@@ -173,6 +285,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Health.Ok(childComplexity), true
+
+	case "InputParameter.caseFileItem":
+		if e.ComplexityRoot.InputParameter.CaseFileItem == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InputParameter.CaseFileItem(childComplexity), true
+	case "InputParameter.name":
+		if e.ComplexityRoot.InputParameter.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InputParameter.Name(childComplexity), true
 
 	case "Me.isPlatformOwner":
 		if e.ComplexityRoot.Me.IsPlatformOwner == nil {
@@ -223,6 +348,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateTenant(childComplexity, args["input"].(model.CreateTenantInput)), true
+	case "Mutation.deployDefinition":
+		if e.ComplexityRoot.Mutation.DeployDefinition == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deployDefinition_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeployDefinition(childComplexity, args["tenant"].(*string), args["name"].(string), args["xml"].(string)), true
 	case "Mutation.disableTenant":
 		if e.ComplexityRoot.Mutation.DisableTenant == nil {
 			break
@@ -292,6 +428,29 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Platform.Version(childComplexity), true
 
+	case "Query.definition":
+		if e.ComplexityRoot.Query.Definition == nil {
+			break
+		}
+
+		args, err := ec.field_Query_definition_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Definition(childComplexity, args["tenant"].(*string), args["name"].(string)), true
+	case "Query.definitions":
+		if e.ComplexityRoot.Query.Definitions == nil {
+			break
+		}
+
+		args, err := ec.field_Query_definitions_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Definitions(childComplexity, args["tenant"].(*string)), true
+
 	case "Query.me":
 		if e.ComplexityRoot.Query.Me == nil {
 			break
@@ -315,6 +474,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Tenant(childComplexity, args["name"].(string)), true
+	case "Query.validateDefinition":
+		if e.ComplexityRoot.Query.ValidateDefinition == nil {
+			break
+		}
+
+		args, err := ec.field_Query_validateDefinition_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ValidateDefinition(childComplexity, args["xml"].(string)), true
 
 	case "Tenant.disabledAccounts":
 		if e.ComplexityRoot.Tenant.DisabledAccounts == nil {
@@ -537,6 +707,15 @@ type Query {
   platform: Platform!
   "A tenant the caller is an enabled user of; null when it does not exist or the caller is not in it."
   tenant(name: String!): Tenant
+  """
+  The definitions deployed to a tenant. Without a tenant: the caller's only
+  tenant, or the default tenant when the caller is in several.
+  """
+  definitions(tenant: String): [Definition!]!
+  "One deployed definition by file name (.xml may be left out); null when there is none."
+  definition(tenant: String, name: String!): Definition
+  "Parse and validate a CMMN definitions document; needs no token and stores nothing."
+  validateDefinition(xml: String!): DefinitionValidation!
 }
 
 type Mutation {
@@ -552,6 +731,12 @@ type Mutation {
   removeTenantUser(tenant: String!, userId: String!): Boolean!
   "Replace the whole user list of a tenant. Tenant owners only."
   replaceTenantUsers(tenant: String!, users: [TenantUserInput!]!): Tenant!
+  """
+  Deploy a definition under a file name (.xml appended when missing) to a
+  tenant. Tenant owners only. An invalid document is refused with
+  BAD_USER_INPUT and every problem in extensions.problems.
+  """
+  deployDefinition(tenant: String, name: String!, xml: String!): Definition!
 }
 
 "The caller as the platform knows it."
@@ -623,6 +808,36 @@ input TenantUserInput {
   "Defaults to true."
   enabled: Boolean
 }
+
+"A CMMN definitions document deployed to a tenant; its main case is the first case in it."
+type Definition {
+  "The file name, with .xml."
+  name: String!
+  tenant: String!
+  "Deployment number of this name in the tenant: 1, 2, …"
+  version: Int!
+  "Hex SHA-256 of the document; cases record the hash they run on."
+  hash: String!
+  deployedAt: Time!
+  deployedBy: String!
+  caseName: String!
+  documentation: String!
+  caseRoles: [String!]!
+  inputParameters: [InputParameter!]!
+  xml: String!
+}
+
+"A case input parameter and the case file item it binds to."
+type InputParameter {
+  name: String!
+  caseFileItem: String
+}
+
+type DefinitionValidation {
+  valid: Boolean!
+  "Every problem found, each naming the element."
+  problems: [String!]!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -630,6 +845,44 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // childFields_* functions provide shared child field context lookups.
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
+
+func (ec *executionContext) childFields_Definition(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_Definition_name(ctx, field)
+	case "tenant":
+		return ec.fieldContext_Definition_tenant(ctx, field)
+	case "version":
+		return ec.fieldContext_Definition_version(ctx, field)
+	case "hash":
+		return ec.fieldContext_Definition_hash(ctx, field)
+	case "deployedAt":
+		return ec.fieldContext_Definition_deployedAt(ctx, field)
+	case "deployedBy":
+		return ec.fieldContext_Definition_deployedBy(ctx, field)
+	case "caseName":
+		return ec.fieldContext_Definition_caseName(ctx, field)
+	case "documentation":
+		return ec.fieldContext_Definition_documentation(ctx, field)
+	case "caseRoles":
+		return ec.fieldContext_Definition_caseRoles(ctx, field)
+	case "inputParameters":
+		return ec.fieldContext_Definition_inputParameters(ctx, field)
+	case "xml":
+		return ec.fieldContext_Definition_xml(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Definition", field.Name)
+}
+
+func (ec *executionContext) childFields_DefinitionValidation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "valid":
+		return ec.fieldContext_DefinitionValidation_valid(ctx, field)
+	case "problems":
+		return ec.fieldContext_DefinitionValidation_problems(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DefinitionValidation", field.Name)
+}
 
 func (ec *executionContext) childFields_Health(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
@@ -641,6 +894,16 @@ func (ec *executionContext) childFields_Health(ctx context.Context, field graphq
 		return ec.fieldContext_Health_measurePoints(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Health", field.Name)
+}
+
+func (ec *executionContext) childFields_InputParameter(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_InputParameter_name(ctx, field)
+	case "caseFileItem":
+		return ec.fieldContext_InputParameter_caseFileItem(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InputParameter", field.Name)
 }
 
 func (ec *executionContext) childFields_Me(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -861,6 +1124,36 @@ func (ec *executionContext) field_Mutation_createTenant_args(ctx context.Context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_deployDefinition_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "tenant",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tenant"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "name",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["name"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "xml",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["xml"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_disableTenant_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -969,6 +1262,42 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_definition_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "tenant",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tenant"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "name",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["name"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_definitions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "tenant",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tenant"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_tenant_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -980,6 +1309,20 @@ func (ec *executionContext) field_Query_tenant_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["name"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_validateDefinition_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "xml",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["xml"] = arg0
 	return args, nil
 }
 
@@ -1071,6 +1414,314 @@ func (ec *executionContext) field___Type_inputFields_args(ctx context.Context, r
 
 // region    **************************** field.gotpl *****************************
 
+func (ec *executionContext) _Definition_name(ctx context.Context, field graphql.CollectedField, obj *model.Definition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Definition_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Definition_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Definition", field, false, false, "String")
+}
+
+func (ec *executionContext) _Definition_tenant(ctx context.Context, field graphql.CollectedField, obj *model.Definition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Definition_tenant(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tenant, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Definition_tenant(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Definition", field, false, false, "String")
+}
+
+func (ec *executionContext) _Definition_version(ctx context.Context, field graphql.CollectedField, obj *model.Definition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Definition_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Definition_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Definition", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Definition_hash(ctx context.Context, field graphql.CollectedField, obj *model.Definition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Definition_hash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hash, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Definition_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Definition", field, false, false, "String")
+}
+
+func (ec *executionContext) _Definition_deployedAt(ctx context.Context, field graphql.CollectedField, obj *model.Definition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Definition_deployedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeployedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Definition_deployedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Definition", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Definition_deployedBy(ctx context.Context, field graphql.CollectedField, obj *model.Definition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Definition_deployedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeployedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Definition_deployedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Definition", field, false, false, "String")
+}
+
+func (ec *executionContext) _Definition_caseName(ctx context.Context, field graphql.CollectedField, obj *model.Definition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Definition_caseName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CaseName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Definition_caseName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Definition", field, false, false, "String")
+}
+
+func (ec *executionContext) _Definition_documentation(ctx context.Context, field graphql.CollectedField, obj *model.Definition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Definition_documentation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Documentation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Definition_documentation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Definition", field, false, false, "String")
+}
+
+func (ec *executionContext) _Definition_caseRoles(ctx context.Context, field graphql.CollectedField, obj *model.Definition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Definition_caseRoles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CaseRoles, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Definition_caseRoles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Definition", field, false, false, "String")
+}
+
+func (ec *executionContext) _Definition_inputParameters(ctx context.Context, field graphql.CollectedField, obj *model.Definition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Definition_inputParameters(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InputParameters, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.InputParameter) graphql.Marshaler {
+			return ec.marshalNInputParameter2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐInputParameterᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Definition_inputParameters(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Definition",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InputParameter(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Definition_xml(ctx context.Context, field graphql.CollectedField, obj *model.Definition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Definition_xml(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.XML, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Definition_xml(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Definition", field, false, false, "String")
+}
+
+func (ec *executionContext) _DefinitionValidation_valid(ctx context.Context, field graphql.CollectedField, obj *model.DefinitionValidation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DefinitionValidation_valid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Valid, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DefinitionValidation_valid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DefinitionValidation", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _DefinitionValidation_problems(ctx context.Context, field graphql.CollectedField, obj *model.DefinitionValidation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DefinitionValidation_problems(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Problems, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DefinitionValidation_problems(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DefinitionValidation", field, false, false, "String")
+}
+
 func (ec *executionContext) _Health_ok(ctx context.Context, field graphql.CollectedField, obj *model.Health) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1147,6 +1798,52 @@ func (ec *executionContext) fieldContext_Health_measurePoints(_ context.Context,
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _InputParameter_name(ctx context.Context, field graphql.CollectedField, obj *model.InputParameter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InputParameter_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InputParameter_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InputParameter", field, false, false, "String")
+}
+
+func (ec *executionContext) _InputParameter_caseFileItem(ctx context.Context, field graphql.CollectedField, obj *model.InputParameter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InputParameter_caseFileItem(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CaseFileItem, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InputParameter_caseFileItem(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InputParameter", field, false, false, "String")
 }
 
 func (ec *executionContext) _Me_userId(ctx context.Context, field graphql.CollectedField, obj *model.Me) (ret graphql.Marshaler) {
@@ -1560,6 +2257,50 @@ func (ec *executionContext) fieldContext_Mutation_replaceTenantUsers(ctx context
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_deployDefinition(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deployDefinition(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeployDefinition(ctx, fc.Args["tenant"].(*string), fc.Args["name"].(string), fc.Args["xml"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Definition) graphql.Marshaler {
+			return ec.marshalNDefinition2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐDefinition(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deployDefinition(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Definition(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deployDefinition_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Platform_version(ctx context.Context, field graphql.CollectedField, obj *model.Platform) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1726,6 +2467,138 @@ func (ec *executionContext) fieldContext_Query_tenant(ctx context.Context, field
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_tenant_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_definitions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_definitions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Definitions(ctx, fc.Args["tenant"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Definition) graphql.Marshaler {
+			return ec.marshalNDefinition2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐDefinitionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_definitions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Definition(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_definitions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_definition(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_definition(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Definition(ctx, fc.Args["tenant"].(*string), fc.Args["name"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Definition) graphql.Marshaler {
+			return ec.marshalODefinition2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐDefinition(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_definition(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Definition(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_definition_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_validateDefinition(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_validateDefinition(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ValidateDefinition(ctx, fc.Args["xml"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DefinitionValidation) graphql.Marshaler {
+			return ec.marshalNDefinitionValidation2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐDefinitionValidation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_validateDefinition(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DefinitionValidation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_validateDefinition_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -3468,6 +4341,127 @@ func UnmarshalTenantUserInput(ctx context.Context, raw any) (model.TenantUserInp
 
 // region    **************************** object.gotpl ****************************
 
+var definitionImplementors = []string{"Definition"}
+
+func (ec *executionContext) _Definition(ctx context.Context, sel ast.SelectionSet, obj *model.Definition) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, definitionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Definition")
+		case "name":
+			out.Values[i] = ec._Definition_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tenant":
+			out.Values[i] = ec._Definition_tenant(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "version":
+			out.Values[i] = ec._Definition_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hash":
+			out.Values[i] = ec._Definition_hash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deployedAt":
+			out.Values[i] = ec._Definition_deployedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deployedBy":
+			out.Values[i] = ec._Definition_deployedBy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "caseName":
+			out.Values[i] = ec._Definition_caseName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "documentation":
+			out.Values[i] = ec._Definition_documentation(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "caseRoles":
+			out.Values[i] = ec._Definition_caseRoles(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "inputParameters":
+			out.Values[i] = ec._Definition_inputParameters(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "xml":
+			out.Values[i] = ec._Definition_xml(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var definitionValidationImplementors = []string{"DefinitionValidation"}
+
+func (ec *executionContext) _DefinitionValidation(ctx context.Context, sel ast.SelectionSet, obj *model.DefinitionValidation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, definitionValidationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DefinitionValidation")
+		case "valid":
+			out.Values[i] = ec._DefinitionValidation_valid(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "problems":
+			out.Values[i] = ec._DefinitionValidation_problems(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var healthImplementors = []string{"Health"}
 
 func (ec *executionContext) _Health(ctx context.Context, sel ast.SelectionSet, obj *model.Health) graphql.Marshaler {
@@ -3492,6 +4486,44 @@ func (ec *executionContext) _Health(ctx context.Context, sel ast.SelectionSet, o
 		case "measurePoints":
 			out.Values[i] = ec._Health_measurePoints(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var inputParameterImplementors = []string{"InputParameter"}
+
+func (ec *executionContext) _InputParameter(ctx context.Context, sel ast.SelectionSet, obj *model.InputParameter) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, inputParameterImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InputParameter")
+		case "name":
+			out.Values[i] = ec._InputParameter_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "caseFileItem":
+			out.Values[i] = ec._InputParameter_caseFileItem(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -3659,6 +4691,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "deployDefinition":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deployDefinition(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -3752,6 +4791,24 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_tenant(ctx, field)
+				})
+		case "definitions":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_definitions(ctx, field)
+				})
+		case "definition":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_definition(ctx, field)
+				})
+		case "validateDefinition":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_validateDefinition(ctx, field)
 				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
@@ -4343,12 +5400,82 @@ func (ec *executionContext) unmarshalNCreateTenantInput2githubᚗcomᚋcasegraph
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNDefinition2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐDefinitionᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Definition) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDefinition2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐDefinition(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDefinition2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐDefinition(ctx context.Context, sel ast.SelectionSet, v *model.Definition) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Definition!")
+		return graphql.Null
+	}
+	return ec._Definition(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNDefinitionValidation2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐDefinitionValidation(ctx context.Context, sel ast.SelectionSet, v *model.DefinitionValidation) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DefinitionValidation!")
+		return graphql.Null
+	}
+	return ec._DefinitionValidation(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNHealth2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐHealth(ctx context.Context, sel ast.SelectionSet, v *model.Health) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Health!")
 		return graphql.Null
 	}
 	return ec._Health(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNInputParameter2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐInputParameterᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InputParameter) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNInputParameter2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐInputParameter(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNInputParameter2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐInputParameter(ctx context.Context, sel ast.SelectionSet, v *model.InputParameter) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "InputParameter!")
+		return graphql.Null
+	}
+	return ec._InputParameter(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, error) {
+	res, err := graphql.UnmarshalInt(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.SelectionSet, v int) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalInt(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "Int!")
+	}
+	return res
 }
 
 func (ec *executionContext) marshalNMe2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐMe(ctx context.Context, sel ast.SelectionSet, v *model.Me) graphql.Marshaler {
@@ -4682,6 +5809,13 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	_ = ctx
 	res := graphql.MarshalBoolean(*v)
 	return res
+}
+
+func (ec *executionContext) marshalODefinition2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐDefinition(ctx context.Context, sel ast.SelectionSet, v *model.Definition) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Definition(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {

@@ -2,15 +2,49 @@
 
 package model
 
+import (
+	"time"
+)
+
 type CreateTenantInput struct {
 	Name  string             `json:"name"`
 	Users []*TenantUserInput `json:"users"`
+}
+
+// A CMMN definitions document deployed to a tenant; its main case is the first case in it.
+type Definition struct {
+	// The file name, with .xml.
+	Name   string `json:"name"`
+	Tenant string `json:"tenant"`
+	// Deployment number of this name in the tenant: 1, 2, …
+	Version int `json:"version"`
+	// Hex SHA-256 of the document; cases record the hash they run on.
+	Hash            string            `json:"hash"`
+	DeployedAt      time.Time         `json:"deployedAt"`
+	DeployedBy      string            `json:"deployedBy"`
+	CaseName        string            `json:"caseName"`
+	Documentation   string            `json:"documentation"`
+	CaseRoles       []string          `json:"caseRoles"`
+	InputParameters []*InputParameter `json:"inputParameters"`
+	XML             string            `json:"xml"`
+}
+
+type DefinitionValidation struct {
+	Valid bool `json:"valid"`
+	// Every problem found, each naming the element.
+	Problems []string `json:"problems"`
 }
 
 type Health struct {
 	Ok            bool            `json:"ok"`
 	Description   string          `json:"description"`
 	MeasurePoints []*MeasurePoint `json:"measurePoints"`
+}
+
+// A case input parameter and the case file item it binds to.
+type InputParameter struct {
+	Name         string  `json:"name"`
+	CaseFileItem *string `json:"caseFileItem,omitempty"`
 }
 
 type MeasurePoint struct {

@@ -130,6 +130,10 @@ func errorPresenter(logger *slog.Logger) graphql.ErrorPresenterFunc {
 			gqlErr.Extensions = map[string]any{}
 		}
 		gqlErr.Extensions["code"] = codeOf[se.Kind]
+		var invalid *service.InvalidDefinitionError
+		if errors.As(err, &invalid) && se.Kind == service.Invalid {
+			gqlErr.Extensions["problems"] = invalid.Problems
+		}
 		return gqlErr
 	}
 }

@@ -151,4 +151,3 @@ func TestBadTokenOverGraphQL(t *testing.T) {
 		}
 	})
 }
-

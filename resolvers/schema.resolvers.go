@@ -89,6 +89,19 @@ func (r *mutationResolver) ReplaceTenantUsers(ctx context.Context, tenant string
 	return toTenant(t), nil
 }
 
+// DeployDefinition is the resolver for the deployDefinition field.
+func (r *mutationResolver) DeployDefinition(ctx context.Context, tenant *string, name string, xml string) (*model.Definition, error) {
+	who, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d, err := r.Service.DeployDefinition(ctx, who, tenant, name, []byte(xml))
+	if err != nil {
+		return nil, err
+	}
+	return toDefinition(d), nil
+}
+
 // Version is the resolver for the version field.
 func (r *platformResolver) Version(ctx context.Context, obj *model.Platform) (*model.Version, error) {
 	v := r.Service.Version()
@@ -141,6 +154,45 @@ func (r *queryResolver) Tenant(ctx context.Context, name string) (*model.Tenant,
 		return nil, nullIfNotFound(err)
 	}
 	return toTenant(t), nil
+}
+
+// Definitions is the resolver for the definitions field.
+func (r *queryResolver) Definitions(ctx context.Context, tenant *string) ([]*model.Definition, error) {
+	who, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defs, err := r.Service.ListDefinitions(ctx, who, tenant)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*model.Definition, len(defs))
+	for i, d := range defs {
+		out[i] = toDefinition(d)
+	}
+	return out, nil
+}
+
+// Definition is the resolver for the definition field.
+func (r *queryResolver) Definition(ctx context.Context, tenant *string, name string) (*model.Definition, error) {
+	who, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d, err := r.Service.LoadDefinition(ctx, who, tenant, name)
+	if err != nil {
+		return nil, nullIfNotFound(err)
+	}
+	return toDefinition(d), nil
+}
+
+// ValidateDefinition is the resolver for the validateDefinition field.
+func (r *queryResolver) ValidateDefinition(ctx context.Context, xml string) (*model.DefinitionValidation, error) {
+	problems := r.Service.ValidateDefinition([]byte(xml))
+	if problems == nil {
+		problems = []string{}
+	}
+	return &model.DefinitionValidation{Valid: len(problems) == 0, Problems: problems}, nil
 }
 
 // Owners is the resolver for the owners field.

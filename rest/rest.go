@@ -55,6 +55,11 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.Handle("DELETE /tenant/{tenant}/users/{userId}", a.authed(a.removeTenantUser))
 	mux.Handle("POST /tenant/{tenant}", a.authed(a.replaceTenant))
 	mux.Handle("PUT /tenant/{tenant}", a.authed(a.replaceTenant))
+
+	mux.Handle("GET /repository/list", a.authed(a.listDefinitions))
+	mux.Handle("GET /repository/load/{fileName...}", a.authed(a.loadDefinition))
+	mux.HandleFunc("POST /repository/validate", a.validateDefinition)
+	mux.Handle("POST /repository/deploy/{fileName...}", a.authed(a.deployDefinition))
 }
 
 // authedHandler is a handler that runs for a verified caller.

@@ -46,6 +46,7 @@ type Service struct {
 	identityHealth func(ctx context.Context) (bool, string)
 	now            func() time.Time
 	logger         *slog.Logger
+	definitions    *definitionCache
 }
 
 // New returns a Service over an open, migrated database.
@@ -58,6 +59,7 @@ func New(d *db.DB, cfg Config) *Service {
 		identityHealth: cfg.IdentityHealth,
 		now:            cfg.Now,
 		logger:         cfg.Logger,
+		definitions:    newDefinitionCache(256),
 	}
 	for _, o := range cfg.PlatformOwners {
 		if o = strings.TrimSpace(o); o != "" {

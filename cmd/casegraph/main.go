@@ -5,6 +5,7 @@
 //	casegraph [serve] [flags]   run the server (default)
 //	casegraph migrate [flags]   apply database migrations and exit
 //	casegraph token USERID      print a development bearer token for USERID
+//	casegraph validate FILE…    validate CMMN definition files
 //	casegraph version           print the version
 //
 // Every flag has an environment variable; see the README.
@@ -58,6 +59,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return migrate(ctx, args, stdout, stderr)
 	case "token":
 		return token(args, stdout, stderr)
+	case "validate":
+		return validate(args, stdout)
 	case "version":
 		fmt.Fprintf(stdout, "casegraph %s %s %s\n", version, commit, builtAt)
 		return nil
@@ -72,6 +75,7 @@ const usage = `usage:
   casegraph [serve] [flags]   run the server (default); serve --dev for local development
   casegraph migrate [flags]   apply database migrations and exit
   casegraph token USERID      print a development bearer token for USERID (valid 24 hours)
+  casegraph validate FILE…    validate CMMN definition files (or directories of them)
   casegraph version           print the version
 Run "casegraph serve -h" for the flags; each has an environment variable.
 `

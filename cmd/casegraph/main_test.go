@@ -124,3 +124,32 @@ func TestMigrateAndVersion(t *testing.T) {
 		t.Fatal("token without a user id succeeded")
 	}
 }
+
+func TestValidateCommand(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"validate", "../../testdata/cases/permit.xml"}, &out, io.Discard); err != nil {
+		t.Fatalf("validate permit.xml: %v\n%s", err, out.String())
+	}
+	if !strings.HasPrefix(out.String(), "ok ") {
+		t.Fatalf("output %q", out.String())
+	}
+
+	// The reference engine's own models: all valid but the invalid*.xml.
+	out.Reset()
+	err := run(context.Background(), []string{"validate", "../../../shared/cmmn"}, &out, io.Discard)
+	if err == nil {
+		t.Fatal("validating ../shared/cmmn succeeded, but it holds invalid models")
+	}
+	for _, line := range strings.Split(out.String(), "\n") {
+		file, invalid := strings.CutPrefix(line, "INVALID  ")
+		if invalid && !strings.Contains(file, "/invalid") {
+			t.Errorf("valid model rejected: %s\n%s", file, out.String())
+		}
+		if ok := strings.HasPrefix(line, "ok "); ok && strings.Contains(line, "/invalid") {
+			t.Errorf("invalid model accepted: %s", line)
+		}
+	}
+	if !strings.Contains(out.String(), "INVALID  ../../../shared/cmmn/invalid.xml") {
+		t.Errorf("invalid.xml was not reported:\n%s", out.String())
+	}
+}

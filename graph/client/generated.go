@@ -45,6 +45,164 @@ type CreateTenantResponse struct {
 // GetCreateTenant returns CreateTenantResponse.CreateTenant, and is useful for accessing the field via an interface.
 func (v *CreateTenantResponse) GetCreateTenant() CreateTenantCreateTenant { return v.CreateTenant }
 
+// DefinitionDefinition includes the requested fields of the GraphQL type Definition.
+// The GraphQL type's documentation follows.
+//
+// A CMMN definitions document deployed to a tenant; its main case is the first case in it.
+type DefinitionDefinition struct {
+	// The file name, with .xml.
+	Name   string `json:"name"`
+	Tenant string `json:"tenant"`
+	// Deployment number of this name in the tenant: 1, 2, …
+	Version int `json:"version"`
+	// Hex SHA-256 of the document; cases record the hash they run on.
+	Hash            string                                              `json:"hash"`
+	DeployedAt      time.Time                                           `json:"deployedAt"`
+	DeployedBy      string                                              `json:"deployedBy"`
+	CaseName        string                                              `json:"caseName"`
+	Documentation   string                                              `json:"documentation"`
+	CaseRoles       []string                                            `json:"caseRoles"`
+	Xml             string                                              `json:"xml"`
+	InputParameters []DefinitionDefinitionInputParametersInputParameter `json:"inputParameters"`
+}
+
+// GetName returns DefinitionDefinition.Name, and is useful for accessing the field via an interface.
+func (v *DefinitionDefinition) GetName() string { return v.Name }
+
+// GetTenant returns DefinitionDefinition.Tenant, and is useful for accessing the field via an interface.
+func (v *DefinitionDefinition) GetTenant() string { return v.Tenant }
+
+// GetVersion returns DefinitionDefinition.Version, and is useful for accessing the field via an interface.
+func (v *DefinitionDefinition) GetVersion() int { return v.Version }
+
+// GetHash returns DefinitionDefinition.Hash, and is useful for accessing the field via an interface.
+func (v *DefinitionDefinition) GetHash() string { return v.Hash }
+
+// GetDeployedAt returns DefinitionDefinition.DeployedAt, and is useful for accessing the field via an interface.
+func (v *DefinitionDefinition) GetDeployedAt() time.Time { return v.DeployedAt }
+
+// GetDeployedBy returns DefinitionDefinition.DeployedBy, and is useful for accessing the field via an interface.
+func (v *DefinitionDefinition) GetDeployedBy() string { return v.DeployedBy }
+
+// GetCaseName returns DefinitionDefinition.CaseName, and is useful for accessing the field via an interface.
+func (v *DefinitionDefinition) GetCaseName() string { return v.CaseName }
+
+// GetDocumentation returns DefinitionDefinition.Documentation, and is useful for accessing the field via an interface.
+func (v *DefinitionDefinition) GetDocumentation() string { return v.Documentation }
+
+// GetCaseRoles returns DefinitionDefinition.CaseRoles, and is useful for accessing the field via an interface.
+func (v *DefinitionDefinition) GetCaseRoles() []string { return v.CaseRoles }
+
+// GetXml returns DefinitionDefinition.Xml, and is useful for accessing the field via an interface.
+func (v *DefinitionDefinition) GetXml() string { return v.Xml }
+
+// GetInputParameters returns DefinitionDefinition.InputParameters, and is useful for accessing the field via an interface.
+func (v *DefinitionDefinition) GetInputParameters() []DefinitionDefinitionInputParametersInputParameter {
+	return v.InputParameters
+}
+
+// DefinitionDefinitionInputParametersInputParameter includes the requested fields of the GraphQL type InputParameter.
+// The GraphQL type's documentation follows.
+//
+// A case input parameter and the case file item it binds to.
+type DefinitionDefinitionInputParametersInputParameter struct {
+	Name         string  `json:"name"`
+	CaseFileItem *string `json:"caseFileItem"`
+}
+
+// GetName returns DefinitionDefinitionInputParametersInputParameter.Name, and is useful for accessing the field via an interface.
+func (v *DefinitionDefinitionInputParametersInputParameter) GetName() string { return v.Name }
+
+// GetCaseFileItem returns DefinitionDefinitionInputParametersInputParameter.CaseFileItem, and is useful for accessing the field via an interface.
+func (v *DefinitionDefinitionInputParametersInputParameter) GetCaseFileItem() *string {
+	return v.CaseFileItem
+}
+
+// DefinitionResponse is returned by Definition on success.
+type DefinitionResponse struct {
+	// One deployed definition by file name (.xml may be left out); null when there is none.
+	Definition *DefinitionDefinition `json:"definition"`
+}
+
+// GetDefinition returns DefinitionResponse.Definition, and is useful for accessing the field via an interface.
+func (v *DefinitionResponse) GetDefinition() *DefinitionDefinition { return v.Definition }
+
+// DefinitionsDefinitionsDefinition includes the requested fields of the GraphQL type Definition.
+// The GraphQL type's documentation follows.
+//
+// A CMMN definitions document deployed to a tenant; its main case is the first case in it.
+type DefinitionsDefinitionsDefinition struct {
+	// The file name, with .xml.
+	Name string `json:"name"`
+	// Deployment number of this name in the tenant: 1, 2, …
+	Version       int    `json:"version"`
+	CaseName      string `json:"caseName"`
+	Documentation string `json:"documentation"`
+}
+
+// GetName returns DefinitionsDefinitionsDefinition.Name, and is useful for accessing the field via an interface.
+func (v *DefinitionsDefinitionsDefinition) GetName() string { return v.Name }
+
+// GetVersion returns DefinitionsDefinitionsDefinition.Version, and is useful for accessing the field via an interface.
+func (v *DefinitionsDefinitionsDefinition) GetVersion() int { return v.Version }
+
+// GetCaseName returns DefinitionsDefinitionsDefinition.CaseName, and is useful for accessing the field via an interface.
+func (v *DefinitionsDefinitionsDefinition) GetCaseName() string { return v.CaseName }
+
+// GetDocumentation returns DefinitionsDefinitionsDefinition.Documentation, and is useful for accessing the field via an interface.
+func (v *DefinitionsDefinitionsDefinition) GetDocumentation() string { return v.Documentation }
+
+// DefinitionsResponse is returned by Definitions on success.
+type DefinitionsResponse struct {
+	// The definitions deployed to a tenant. Without a tenant: the caller's only
+	// tenant, or the default tenant when the caller is in several.
+	Definitions []DefinitionsDefinitionsDefinition `json:"definitions"`
+}
+
+// GetDefinitions returns DefinitionsResponse.Definitions, and is useful for accessing the field via an interface.
+func (v *DefinitionsResponse) GetDefinitions() []DefinitionsDefinitionsDefinition {
+	return v.Definitions
+}
+
+// DeployDefinitionDeployDefinition includes the requested fields of the GraphQL type Definition.
+// The GraphQL type's documentation follows.
+//
+// A CMMN definitions document deployed to a tenant; its main case is the first case in it.
+type DeployDefinitionDeployDefinition struct {
+	// The file name, with .xml.
+	Name string `json:"name"`
+	// Deployment number of this name in the tenant: 1, 2, …
+	Version int `json:"version"`
+	// Hex SHA-256 of the document; cases record the hash they run on.
+	Hash     string `json:"hash"`
+	CaseName string `json:"caseName"`
+}
+
+// GetName returns DeployDefinitionDeployDefinition.Name, and is useful for accessing the field via an interface.
+func (v *DeployDefinitionDeployDefinition) GetName() string { return v.Name }
+
+// GetVersion returns DeployDefinitionDeployDefinition.Version, and is useful for accessing the field via an interface.
+func (v *DeployDefinitionDeployDefinition) GetVersion() int { return v.Version }
+
+// GetHash returns DeployDefinitionDeployDefinition.Hash, and is useful for accessing the field via an interface.
+func (v *DeployDefinitionDeployDefinition) GetHash() string { return v.Hash }
+
+// GetCaseName returns DeployDefinitionDeployDefinition.CaseName, and is useful for accessing the field via an interface.
+func (v *DeployDefinitionDeployDefinition) GetCaseName() string { return v.CaseName }
+
+// DeployDefinitionResponse is returned by DeployDefinition on success.
+type DeployDefinitionResponse struct {
+	// Deploy a definition under a file name (.xml appended when missing) to a
+	// tenant. Tenant owners only. An invalid document is refused with
+	// BAD_USER_INPUT and every problem in extensions.problems.
+	DeployDefinition DeployDefinitionDeployDefinition `json:"deployDefinition"`
+}
+
+// GetDeployDefinition returns DeployDefinitionResponse.DeployDefinition, and is useful for accessing the field via an interface.
+func (v *DeployDefinitionResponse) GetDeployDefinition() DeployDefinitionDeployDefinition {
+	return v.DeployDefinition
+}
+
 // DisableTenantResponse is returned by DisableTenant on success.
 type DisableTenantResponse struct {
 	// Disable a tenant. Platform owners only.
@@ -462,6 +620,32 @@ func (v *TenantUserTenantUser) GetIsOwner() bool { return v.IsOwner }
 // GetEnabled returns TenantUserTenantUser.Enabled, and is useful for accessing the field via an interface.
 func (v *TenantUserTenantUser) GetEnabled() bool { return v.Enabled }
 
+// ValidateDefinitionResponse is returned by ValidateDefinition on success.
+type ValidateDefinitionResponse struct {
+	// Parse and validate a CMMN definitions document; needs no token and stores nothing.
+	ValidateDefinition ValidateDefinitionValidateDefinitionDefinitionValidation `json:"validateDefinition"`
+}
+
+// GetValidateDefinition returns ValidateDefinitionResponse.ValidateDefinition, and is useful for accessing the field via an interface.
+func (v *ValidateDefinitionResponse) GetValidateDefinition() ValidateDefinitionValidateDefinitionDefinitionValidation {
+	return v.ValidateDefinition
+}
+
+// ValidateDefinitionValidateDefinitionDefinitionValidation includes the requested fields of the GraphQL type DefinitionValidation.
+type ValidateDefinitionValidateDefinitionDefinitionValidation struct {
+	Valid bool `json:"valid"`
+	// Every problem found, each naming the element.
+	Problems []string `json:"problems"`
+}
+
+// GetValid returns ValidateDefinitionValidateDefinitionDefinitionValidation.Valid, and is useful for accessing the field via an interface.
+func (v *ValidateDefinitionValidateDefinitionDefinitionValidation) GetValid() bool { return v.Valid }
+
+// GetProblems returns ValidateDefinitionValidateDefinitionDefinitionValidation.Problems, and is useful for accessing the field via an interface.
+func (v *ValidateDefinitionValidateDefinitionDefinitionValidation) GetProblems() []string {
+	return v.Problems
+}
+
 // __CreateTenantInput is used internally by genqlient
 type __CreateTenantInput struct {
 	Input CreateTenantInput `json:"input"`
@@ -469,6 +653,42 @@ type __CreateTenantInput struct {
 
 // GetInput returns __CreateTenantInput.Input, and is useful for accessing the field via an interface.
 func (v *__CreateTenantInput) GetInput() CreateTenantInput { return v.Input }
+
+// __DefinitionInput is used internally by genqlient
+type __DefinitionInput struct {
+	Tenant *string `json:"tenant"`
+	Name   string  `json:"name"`
+}
+
+// GetTenant returns __DefinitionInput.Tenant, and is useful for accessing the field via an interface.
+func (v *__DefinitionInput) GetTenant() *string { return v.Tenant }
+
+// GetName returns __DefinitionInput.Name, and is useful for accessing the field via an interface.
+func (v *__DefinitionInput) GetName() string { return v.Name }
+
+// __DefinitionsInput is used internally by genqlient
+type __DefinitionsInput struct {
+	Tenant *string `json:"tenant"`
+}
+
+// GetTenant returns __DefinitionsInput.Tenant, and is useful for accessing the field via an interface.
+func (v *__DefinitionsInput) GetTenant() *string { return v.Tenant }
+
+// __DeployDefinitionInput is used internally by genqlient
+type __DeployDefinitionInput struct {
+	Tenant *string `json:"tenant"`
+	Name   string  `json:"name"`
+	Xml    string  `json:"xml"`
+}
+
+// GetTenant returns __DeployDefinitionInput.Tenant, and is useful for accessing the field via an interface.
+func (v *__DeployDefinitionInput) GetTenant() *string { return v.Tenant }
+
+// GetName returns __DeployDefinitionInput.Name, and is useful for accessing the field via an interface.
+func (v *__DeployDefinitionInput) GetName() string { return v.Name }
+
+// GetXml returns __DeployDefinitionInput.Xml, and is useful for accessing the field via an interface.
+func (v *__DeployDefinitionInput) GetXml() string { return v.Xml }
 
 // __DisableTenantInput is used internally by genqlient
 type __DisableTenantInput struct {
@@ -558,6 +778,14 @@ func (v *__TenantUserInput) GetName() string { return v.Name }
 // GetUserId returns __TenantUserInput.UserId, and is useful for accessing the field via an interface.
 func (v *__TenantUserInput) GetUserId() string { return v.UserId }
 
+// __ValidateDefinitionInput is used internally by genqlient
+type __ValidateDefinitionInput struct {
+	Xml string `json:"xml"`
+}
+
+// GetXml returns __ValidateDefinitionInput.Xml, and is useful for accessing the field via an interface.
+func (v *__ValidateDefinitionInput) GetXml() string { return v.Xml }
+
 // The mutation executed by CreateTenant.
 const CreateTenant_Operation = `
 mutation CreateTenant ($input: CreateTenantInput!) {
@@ -583,6 +811,133 @@ func CreateTenant(
 	}
 
 	data_ = &CreateTenantResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The query executed by Definition.
+const Definition_Operation = `
+query Definition ($tenant: String, $name: String!) {
+	definition(tenant: $tenant, name: $name) {
+		name
+		tenant
+		version
+		hash
+		deployedAt
+		deployedBy
+		caseName
+		documentation
+		caseRoles
+		xml
+		inputParameters {
+			name
+			caseFileItem
+		}
+	}
+}
+`
+
+func Definition(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	tenant *string,
+	name string,
+) (data_ *DefinitionResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "Definition",
+		Query:  Definition_Operation,
+		Variables: &__DefinitionInput{
+			Tenant: tenant,
+			Name:   name,
+		},
+	}
+
+	data_ = &DefinitionResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The query executed by Definitions.
+const Definitions_Operation = `
+query Definitions ($tenant: String) {
+	definitions(tenant: $tenant) {
+		name
+		version
+		caseName
+		documentation
+	}
+}
+`
+
+func Definitions(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	tenant *string,
+) (data_ *DefinitionsResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "Definitions",
+		Query:  Definitions_Operation,
+		Variables: &__DefinitionsInput{
+			Tenant: tenant,
+		},
+	}
+
+	data_ = &DefinitionsResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The mutation executed by DeployDefinition.
+const DeployDefinition_Operation = `
+mutation DeployDefinition ($tenant: String, $name: String!, $xml: String!) {
+	deployDefinition(tenant: $tenant, name: $name, xml: $xml) {
+		name
+		version
+		hash
+		caseName
+	}
+}
+`
+
+func DeployDefinition(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	tenant *string,
+	name string,
+	xml string,
+) (data_ *DeployDefinitionResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "DeployDefinition",
+		Query:  DeployDefinition_Operation,
+		Variables: &__DeployDefinitionInput{
+			Tenant: tenant,
+			Name:   name,
+			Xml:    xml,
+		},
+	}
+
+	data_ = &DeployDefinitionResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(
@@ -1002,6 +1357,41 @@ func TenantUser(
 	}
 
 	data_ = &TenantUserResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The query executed by ValidateDefinition.
+const ValidateDefinition_Operation = `
+query ValidateDefinition ($xml: String!) {
+	validateDefinition(xml: $xml) {
+		valid
+		problems
+	}
+}
+`
+
+func ValidateDefinition(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	xml string,
+) (data_ *ValidateDefinitionResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "ValidateDefinition",
+		Query:  ValidateDefinition_Operation,
+		Variables: &__ValidateDefinitionInput{
+			Xml: xml,
+		},
+	}
+
+	data_ = &ValidateDefinitionResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(

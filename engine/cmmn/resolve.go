@@ -1,0 +1,301 @@
+package cmmn
+
+import (
+	"fmt"
+	"slices"
+)
+
+// resolve turns every reference into a pointer, so that the engine never
+// looks up an id while a case runs, and reports references that lead
+// nowhere.
+func (b *builder) resolve(d *Definitions) {
+	for _, c := range d.cases {
+		b.resolveCaseFile(c)
+		b.resolvePlanItems(c)
+		b.resolveSentries(c)
+		for _, def := range c.definitions {
+			b.resolveDefinition(c, def)
+		}
+		for _, t := range c.tables {
+			label := t.describe("planningTable")
+			t.roles = b.roles(c, t.roleRefs, label, "authorizedRoleRefs")
+			t.applicability = b.applicabilityRules(c, t.ruleRefs, label)
+		}
+		for _, x := range c.expressions {
+			if x.contextRef != "" {
+				x.context = b.fileItem(c, x.contextRef, x.owner, "contextRef")
+			}
+		}
+	}
+}
+
+func (b *builder) resolveCaseFile(c *Case) {
+	types := c.defs.typeByID
+	for _, f := range c.fileItems {
+		if f.definitionRef == "" {
+			continue // the reference engine accepts untyped items
+		}
+		if f.definition = types[f.definitionRef]; f.definition == nil {
+			b.casef(c, "%s: definitionRef %q does not refer to a caseFileItemDefinition", f.describe("caseFileItem"), f.definitionRef)
+		}
+	}
+	for _, p := range c.inputs {
+		b.bind(c, p, "case input parameter")
+	}
+	for _, p := range c.outputs {
+		b.bind(c, p, "case output parameter")
+	}
+}
+
+func (b *builder) bind(c *Case, p *Parameter, kind string) {
+	if p.bindingRef != "" {
+		p.binding = b.fileItem(c, p.bindingRef, p.describe(kind), "bindingRef")
+	}
+}
+
+func (b *builder) fileItem(c *Case, ref, owner, attr string) *CaseFileItem {
+	f, ok := lookup[*CaseFileItem](c, ref)
+	if !ok {
+		b.casef(c, "%s: %s %q does not refer to a caseFileItem", owner, attr, ref)
+	}
+	return f
+}
+
+func (b *builder) resolvePlanItems(c *Case) {
+	for _, p := range append([]*PlanItem{c.plan}, c.planItems...) {
+		label := p.describe()
+		if p != c.plan {
+			def, ok := lookup[PlanItemDefinition](c, p.definitionRef)
+			if !ok || def.Type() == TypeCasePlan {
+				b.casef(c, "%s: definitionRef %q does not refer to a stage, task, milestone or event listener", label, p.definitionRef)
+				def = &Milestone{definitionBase: definitionBase{c: c, typ: TypeMilestone}} // keeps later checks quiet
+			}
+			p.definition = def
+			def.base().usedBy = append(def.base().usedBy, p)
+			if p.name == "" {
+				p.name = def.Name()
+			}
+		}
+		// A plan item's own itemControl replaces its definition's default.
+		if p.control != nil {
+			p.rules = *p.control
+		} else if dc := p.definition.base().control; dc != nil {
+			p.rules = *dc
+		}
+		for _, list := range [][]*Criterion{p.entry, p.exit, p.reactivate, p.suspend, p.resume} {
+			for _, cr := range list {
+				s, ok := lookup[*Sentry](c, cr.sentryRef)
+				if !ok {
+					b.casef(c, "%s of %s: sentryRef %q does not refer to a sentry", cr.describe(string(cr.kind)), label, cr.sentryRef)
+					continue
+				}
+				cr.sentry = s
+				s.criteria = append(s.criteria, cr)
+			}
+		}
+		p.roles = b.roles(c, p.roleRefs, label, "authorizedRoleRefs")
+		p.applicability = b.applicabilityRules(c, p.ruleRefs, label)
+		p.fourEyes = b.humanTaskItems(c, p, p.fourEyesRefs, "four_eyes")
+		p.rendezVous = b.humanTaskItems(c, p, p.rvRefs, "rendez_vous")
+	}
+}
+
+func (b *builder) roles(c *Case, refs []string, owner, attr string) []*Role {
+	var roles []*Role
+	for _, ref := range refs {
+		r, ok := lookup[*Role](c, ref)
+		if !ok {
+			b.casef(c, "%s: %s %q does not refer to a case role", owner, attr, ref)
+			continue
+		}
+		roles = append(roles, r)
+	}
+	return roles
+}
+
+func (b *builder) applicabilityRules(c *Case, refs []string, owner string) []*Rule {
+	var rules []*Rule
+	for _, ref := range refs {
+		r, ok := lookup[*Rule](c, ref)
+		if !ok {
+			b.casef(c, "%s: applicabilityRuleRefs %q does not refer to an applicabilityRule", owner, ref)
+			continue
+		}
+		rules = append(rules, r)
+	}
+	return rules
+}
+
+// humanTaskItems resolves four-eyes and rendez-vous references, which name
+// other human task plan items of the case.
+func (b *builder) humanTaskItems(c *Case, p *PlanItem, refs []string, what string) []*PlanItem {
+	var items []*PlanItem
+	for _, ref := range refs {
+		o, ok := lookup[*PlanItem](c, ref)
+		switch {
+		case !ok:
+			b.casef(c, "%s: %s taskRef %q does not refer to a plan item", p.describe(), what, ref)
+		case o == p:
+			b.casef(c, "%s: %s refers to the task itself", p.describe(), what)
+		default:
+			items = append(items, o)
+		}
+	}
+	return items
+}
+
+func (b *builder) resolveSentries(c *Case) {
+	for _, s := range c.sentries {
+		label := s.describe("sentry")
+		for _, o := range s.planOnParts {
+			olabel := fmt.Sprintf("%s in %s", o.describe("planItemOnPart"), label)
+			src, ok := lookup[*PlanItem](c, o.sourceRef)
+			if !ok {
+				b.casef(c, "%s: sourceRef %q does not refer to a plan item or discretionary item", olabel, o.sourceRef)
+			} else {
+				o.source = src
+				src.listeners = append(src.listeners, o)
+			}
+			if o.exitCriterionRef != "" {
+				cr, ok := lookup[*Criterion](c, o.exitCriterionRef)
+				if !ok || cr.kind != ExitCriterion {
+					b.casef(c, "%s: exitCriterionRef %q does not refer to an exitCriterion", olabel, o.exitCriterionRef)
+				} else {
+					o.exitCriterion = cr
+				}
+			}
+			b.checkEvent(c, o, olabel)
+		}
+		for _, o := range s.fileOnParts {
+			olabel := fmt.Sprintf("%s in %s", o.describe("caseFileItemOnPart"), label)
+			if f := b.fileItem(c, o.sourceRef, olabel, "sourceRef"); f != nil {
+				o.source = f
+				f.listeners = append(f.listeners, o)
+			}
+			switch {
+			case o.event == "":
+				b.casef(c, "%s has no standardEvent", olabel)
+			case !slices.Contains(fileTransitions, o.event):
+				b.casef(c, "%s: standardEvent %q is not a case file item transition (create, update, replace, delete, addChild, removeChild, addReference, removeReference)", olabel, o.event)
+			}
+		}
+	}
+}
+
+// checkEvent reports an on-part whose event its source can never make, such
+// as "occur" on a task: the sentry would wait forever.
+func (b *builder) checkEvent(c *Case, o *PlanItemOnPart, label string) {
+	if o.event == "" {
+		b.casef(c, "%s has no standardEvent", label)
+		return
+	}
+	allowed := taskTransitions
+	if o.source != nil {
+		switch t := o.source.Type(); {
+		case t.IsEvent():
+			allowed = eventTransitions
+		case t == TypeCasePlan:
+			allowed = append(slices.Clip(taskTransitions), Close)
+		}
+	}
+	if !slices.Contains(taskTransitions, o.event) && !slices.Contains(eventTransitions, o.event) {
+		b.casef(c, "%s: standardEvent %q is not a plan item transition", label, o.event)
+		return
+	}
+	if o.source != nil && !slices.Contains(allowed, o.event) {
+		b.casef(c, "%s: standardEvent %q never happens to %s, which is a %s", label, o.event, o.source.describe(), kindOf(o.source.Type()))
+	}
+}
+
+func (b *builder) resolveDefinition(c *Case, def PlanItemDefinition) {
+	label := def.base().describe(def.base().kind())
+	switch d := def.(type) {
+	case *HumanTask:
+		b.bindTask(c, &d.task, label)
+		if d.performerRef != "" {
+			if r := b.roles(c, []string{d.performerRef}, label, "performerRef"); len(r) == 1 {
+				d.performer = r[0]
+			}
+		}
+		w := d.workflow
+		if w.validatorRef != "" {
+			if w.validator = c.defs.processByID[w.validatorRef]; w.validator == nil {
+				b.casef(c, "%s: validatorRef %q does not refer to a process", label, w.validatorRef)
+			}
+		}
+		b.mappings(c, &d.task, label, w.inputs, w.outputs, "the task's workflow implementation")
+	case *CaseTask:
+		b.bindTask(c, &d.task, label)
+		if d.subCase = c.defs.caseByID[d.caseRef]; d.subCase == nil {
+			b.casef(c, "%s: caseRef %q does not refer to a case in this document", label, d.caseRef)
+			return
+		}
+		b.mappings(c, &d.task, label, d.subCase.inputs, d.subCase.outputs, caseLabel(d.subCase))
+	case *ProcessTask:
+		b.bindTask(c, &d.task, label)
+		if d.process = c.defs.processByID[d.processRef]; d.process == nil {
+			b.casef(c, "%s: processRef %q does not refer to a process", label, d.processRef)
+			return
+		}
+		b.mappings(c, &d.task, label, d.process.inputs, d.process.outputs, describe("process", d.process.id, d.process.name))
+	case *UserEvent:
+		d.roles = b.roles(c, d.roleRefs, label, "authorizedRoleRefs")
+	case *TimerEvent:
+		if d.triggerRef != "" {
+			if src, ok := lookup[*PlanItem](c, d.triggerRef); ok {
+				d.trigger = src
+			} else {
+				b.casef(c, "%s: planItemStartTrigger sourceRef %q does not refer to a plan item", label, d.triggerRef)
+			}
+		}
+	}
+}
+
+func (b *builder) bindTask(c *Case, t *task, label string) {
+	for _, p := range t.inputs {
+		b.bind(c, p, "input parameter of "+label)
+	}
+	for _, p := range t.outputs {
+		b.bind(c, p, "output parameter of "+label)
+	}
+}
+
+// mappings sorts a task's parameter mappings into input mappings (task
+// input to implementation input) and output mappings (implementation output
+// to task output), reporting any that fit neither.
+func (b *builder) mappings(c *Case, t *task, label string, implIn, implOut []*Parameter, impl string) {
+	for _, m := range t.mappings {
+		mlabel := m.label(label)
+		if src := paramByID(t.inputs, m.sourceRef); src != nil {
+			m.source = src
+			if m.target = paramByID(implIn, m.targetRef); m.target == nil {
+				b.casef(c, "%s: targetRef %q does not refer to an input of %s", mlabel, m.targetRef, impl)
+				continue
+			}
+			t.inputMappings = append(t.inputMappings, m)
+			continue
+		}
+		if src := paramByID(implOut, m.sourceRef); src != nil {
+			m.source = src
+			if m.target = paramByID(t.outputs, m.targetRef); m.target == nil {
+				b.casef(c, "%s: targetRef %q does not refer to an output parameter of the task", mlabel, m.targetRef)
+				continue
+			}
+			t.outputMappings = append(t.outputMappings, m)
+			continue
+		}
+		b.casef(c, "%s: sourceRef %q refers neither to an input parameter of the task nor to an output of %s", mlabel, m.sourceRef, impl)
+	}
+}
+
+func paramByID(list []*Parameter, id string) *Parameter {
+	if id == "" {
+		return nil
+	}
+	for _, p := range list {
+		if p.id == id {
+			return p
+		}
+	}
+	return nil
+}
