@@ -1,0 +1,185 @@
+package engine
+
+import (
+	"time"
+)
+
+// State is a CMMN state of a plan item or case file item.
+type State string
+
+// CMMN states.
+const (
+	Null       State = "Null"
+	Available  State = "Available"
+	Enabled    State = "Enabled"
+	Disabled   State = "Disabled"
+	Active     State = "Active"
+	Suspended  State = "Suspended"
+	Completed  State = "Completed"
+	Terminated State = "Terminated"
+	Failed     State = "Failed"
+	Closed     State = "Closed"
+	Discarded  State = "Discarded" // case file items only
+)
+
+// Transition is a CMMN transition, spelled as the reference engine's enum
+// constants (its JSON "transition" field).
+type Transition string
+
+// CMMN transitions.
+const (
+	Create          Transition = "Create"
+	Enable          Transition = "Enable"
+	Disable         Transition = "Disable"
+	Reenable        Transition = "Reenable"
+	Start           Transition = "Start"
+	ManualStart     Transition = "ManualStart"
+	Suspend         Transition = "Suspend"
+	Resume          Transition = "Resume"
+	Complete        Transition = "Complete"
+	Terminate       Transition = "Terminate"
+	Exit            Transition = "Exit"
+	Fault           Transition = "Fault"
+	Reactivate      Transition = "Reactivate"
+	Occur           Transition = "Occur"
+	Close           Transition = "Close"
+	ParentSuspend   Transition = "ParentSuspend"
+	ParentResume    Transition = "ParentResume"
+	ParentTerminate Transition = "ParentTerminate"
+)
+
+// TaskState is the workflow state of a human task, apart from its CMMN
+// state.
+type TaskState string
+
+// Human task workflow states.
+const (
+	Unassigned     TaskState = "Unassigned"
+	Assigned       TaskState = "Assigned"
+	Delegated      TaskState = "Delegated"
+	TaskSuspended  TaskState = "Suspended"
+	TaskCompleted  TaskState = "Completed"
+	TaskTerminated TaskState = "Terminated"
+)
+
+// Case is the whole state of a case instance. It marshals to JSON, which is
+// how service stores it; everything the engine needs to continue a case is
+// in it, so a restarted server continues every case where it was.
+type Case struct {
+	ID     string `json:"id"`
+	Tenant string `json:"tenant"`
+	// Name is the case definition's name.
+	Name string `json:"name"`
+	// DefinitionID is the id of the <case> the instance runs.
+	DefinitionID string `json:"definitionId"`
+	ParentID     string `json:"parentId,omitempty"`
+	RootID       string `json:"rootId"`
+	Debug        bool   `json:"debug,omitempty"`
+
+	CreatedOn    time.Time `json:"createdOn"`
+	CreatedBy    string    `json:"createdBy"`
+	LastModified time.Time `json:"lastModified"`
+	ModifiedBy   string    `json:"modifiedBy"`
+
+	// PlanItems in creation order; PlanItems[0] is the case plan.
+	PlanItems []*PlanItem `json:"planItems"`
+	// File is the case file: a JSON object keyed by top-level item names.
+	File map[string]any `json:"file"`
+	// FileStates holds the CMMN state of each case file item instance by
+	// path, e.g. "Application" or "Order/Lines[1]".
+	FileStates map[string]State `json:"fileStates,omitempty"`
+	Team       Team             `json:"team"`
+
+	// Failures counts plan items in state Failed.
+	Failures int `json:"failures,omitempty"`
+	// Sequence is the number of events the case has produced so far.
+	Sequence int64 `json:"sequence"`
+}
+
+// State returns the case's state: the case plan's.
+func (c *Case) State() State {
+	if len(c.PlanItems) == 0 {
+		return Null
+	}
+	return c.PlanItems[0].State
+}
+
+// PlanItem returns the plan item with id, or nil.
+func (c *Case) PlanItem(id string) *PlanItem {
+	for _, p := range c.PlanItems {
+		if p.ID == id {
+			return p
+		}
+	}
+	return nil
+}
+
+// PlanItem is one instance of a plan item (or planned discretionary item)
+// of the definition.
+type PlanItem struct {
+	ID string `json:"id"`
+	// DefinitionID is the id of the <planItem> or <discretionaryItem>.
+	DefinitionID string `json:"definitionId"`
+	Name         string `json:"name"`
+	// Type is one of CasePlan, Stage, HumanTask, CaseTask, ProcessTask,
+	// Milestone, UserEvent, TimerEvent.
+	Type string `json:"type"`
+	// StageID is the id of the parent stage's plan item, "" for the case
+	// plan.
+	StageID        string     `json:"stageId"`
+	Index          int        `json:"index"`
+	State          State      `json:"state"`
+	HistoryState   State      `json:"historyState"`
+	LastTransition Transition `json:"transition"`
+	Required       bool       `json:"required"`
+	Repeating      bool       `json:"repeating"`
+	Discretionary  bool       `json:"discretionary,omitempty"`
+	CreatedOn      time.Time  `json:"createdOn"`
+	LastModified   time.Time  `json:"lastModified"`
+	ModifiedBy     string     `json:"modifiedBy"`
+	// Task is the workflow of a human task, set once it became Active.
+	Task *HumanTask `json:"task,omitempty"`
+}
+
+// HumanTask is the workflow state of a human task plan item.
+type HumanTask struct {
+	// Role is the performer case role, "" when anyone in the team may
+	// perform it.
+	Role     string     `json:"role"`
+	State    TaskState  `json:"state"`
+	Assignee string     `json:"assignee,omitempty"`
+	Owner    string     `json:"owner,omitempty"`
+	DueDate  *time.Time `json:"dueDate,omitempty"`
+	// Input is the mapped input at activation, by parameter name.
+	Input map[string]any `json:"input"`
+	// Output is the last saved or completed output.
+	Output map[string]any `json:"output"`
+	// TaskModel is the definition's task-model, with ${…} substituted.
+	TaskModel   string    `json:"taskModel,omitempty"`
+	ActivatedOn time.Time `json:"activatedOn"`
+	CreatedBy   string    `json:"createdBy"`
+}
+
+// MemberType tells a user member from a tenant-role member.
+type MemberType string
+
+// Member types.
+const (
+	UserMember MemberType = "user"
+	RoleMember MemberType = "role"
+)
+
+// Team is the case team: who may see and act in the case.
+type Team struct {
+	Members []Member `json:"members"`
+}
+
+// Member is one membership of the team: a tenant user or a tenant role.
+type Member struct {
+	ID        string     `json:"id"`
+	Type      MemberType `json:"type"`
+	CaseRoles []string   `json:"caseRoles"`
+	IsOwner   bool       `json:"isOwner"`
+	// Origin of a user member: Tenant, Platform or IDP.
+	Origin string `json:"origin,omitempty"`
+}
