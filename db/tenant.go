@@ -267,3 +267,20 @@ func joinRoles(rows []tenantUserRow, roles []tenantUserRoleRow) []TenantUser {
 	}
 	return users
 }
+
+// UsersTenants returns, for each of userIDs registered anywhere, the
+// tenants it has an account in.
+func UsersTenants(ctx context.Context, idb bun.IDB, userIDs []string) (map[string][]string, error) {
+	out := make(map[string][]string)
+	if len(userIDs) == 0 {
+		return out, nil
+	}
+	var rows []tenantUserRow
+	if err := idb.NewSelect().Model(&rows).Column("tenant", "user_id").Where("user_id IN (?)", bun.In(userIDs)).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("db: select users' tenants: %w", err)
+	}
+	for _, r := range rows {
+		out[r.UserID] = append(out[r.UserID], r.Tenant)
+	}
+	return out, nil
+}

@@ -29,8 +29,10 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	Case() CaseResolver
 	Me() MeResolver
 	Mutation() MutationResolver
+	PlanItem() PlanItemResolver
 	Platform() PlatformResolver
 	Query() QueryResolver
 	Tenant() TenantResolver
@@ -40,6 +42,49 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	BusinessIdentifier struct {
+		Name  func(childComplexity int) int
+		Value func(childComplexity int) int
+	}
+
+	Case struct {
+		CaseFile     func(childComplexity int) int
+		CaseRoles    func(childComplexity int) int
+		CreatedBy    func(childComplexity int) int
+		CreatedOn    func(childComplexity int) int
+		Definition   func(childComplexity int) int
+		Failures     func(childComplexity int) int
+		History      func(childComplexity int) int
+		ID           func(childComplexity int) int
+		Identifiers  func(childComplexity int) int
+		LastModified func(childComplexity int) int
+		ModifiedBy   func(childComplexity int) int
+		Name         func(childComplexity int) int
+		ParentCaseID func(childComplexity int) int
+		PlanItems    func(childComplexity int) int
+		RootCaseID   func(childComplexity int) int
+		State        func(childComplexity int) int
+		Tenant       func(childComplexity int) int
+	}
+
+	CaseConnection struct {
+		Edges    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	CaseEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	CaseEvent struct {
+		At         func(childComplexity int) int
+		Payload    func(childComplexity int) int
+		SequenceNr func(childComplexity int) int
+		Type       func(childComplexity int) int
+		User       func(childComplexity int) int
+	}
+
 	Definition struct {
 		CaseName        func(childComplexity int) int
 		CaseRoles       func(childComplexity int) int
@@ -83,13 +128,44 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		CreateTenant       func(childComplexity int, input model.CreateTenantInput) int
-		DeployDefinition   func(childComplexity int, tenant *string, name string, xml string) int
-		DisableTenant      func(childComplexity int, name string) int
-		EnableTenant       func(childComplexity int, name string) int
-		RemoveTenantUser   func(childComplexity int, tenant string, userID string) int
-		ReplaceTenantUsers func(childComplexity int, tenant string, users []*model.TenantUserInput) int
-		SetTenantUser      func(childComplexity int, tenant string, user model.TenantUserInput) int
+		CreateCaseFileItem     func(childComplexity int, caseID string, path string, value any) int
+		CreateTenant           func(childComplexity int, input model.CreateTenantInput) int
+		DeleteCaseFileItem     func(childComplexity int, caseID string, path string) int
+		DeployDefinition       func(childComplexity int, tenant *string, name string, xml string) int
+		DisableTenant          func(childComplexity int, name string) int
+		EnableTenant           func(childComplexity int, name string) int
+		MakePlanItemTransition func(childComplexity int, caseID string, planItem string, transition string) int
+		RaiseUserEvent         func(childComplexity int, caseID string, event string) int
+		RemoveTenantUser       func(childComplexity int, tenant string, userID string) int
+		ReplaceCaseFileItem    func(childComplexity int, caseID string, path string, value any) int
+		ReplaceTenantUsers     func(childComplexity int, tenant string, users []*model.TenantUserInput) int
+		SetTenantUser          func(childComplexity int, tenant string, user model.TenantUserInput) int
+		StartCase              func(childComplexity int, input model.StartCaseInput) int
+		UpdateCaseFileItem     func(childComplexity int, caseID string, path string, value any) int
+	}
+
+	PageInfo struct {
+		EndCursor   func(childComplexity int) int
+		HasNextPage func(childComplexity int) int
+	}
+
+	PlanItem struct {
+		Case          func(childComplexity int) int
+		Children      func(childComplexity int) int
+		DefinitionID  func(childComplexity int) int
+		Documentation func(childComplexity int) int
+		HistoryState  func(childComplexity int) int
+		ID            func(childComplexity int) int
+		Index         func(childComplexity int) int
+		IsRepeating   func(childComplexity int) int
+		IsRequired    func(childComplexity int) int
+		LastModified  func(childComplexity int) int
+		ModifiedBy    func(childComplexity int) int
+		Name          func(childComplexity int) int
+		Stage         func(childComplexity int) int
+		State         func(childComplexity int) int
+		Transition    func(childComplexity int) int
+		Type          func(childComplexity int) int
 	}
 
 	Platform struct {
@@ -98,9 +174,12 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
+		Case               func(childComplexity int, id string) int
+		Cases              func(childComplexity int, filter *model.CaseFilter, first *int, after *string) int
 		Definition         func(childComplexity int, tenant *string, name string) int
 		Definitions        func(childComplexity int, tenant *string) int
 		Me                 func(childComplexity int) int
+		PlanItem           func(childComplexity int, id string) int
 		Platform           func(childComplexity int) int
 		Tenant             func(childComplexity int, name string) int
 		ValidateDefinition func(childComplexity int, xml string) int
@@ -126,6 +205,11 @@ type ComplexityRoot struct {
 		UserID  func(childComplexity int) int
 	}
 
+	TransitionResult struct {
+		Case    func(childComplexity int) int
+		Changed func(childComplexity int) int
+	}
+
 	Version struct {
 		BuiltAt       func(childComplexity int) int
 		GitHeadCommit func(childComplexity int) int
@@ -138,6 +222,13 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
+type CaseResolver interface {
+	PlanItems(ctx context.Context, obj *model.Case) ([]*model.PlanItem, error)
+	CaseFile(ctx context.Context, obj *model.Case) (any, error)
+	Identifiers(ctx context.Context, obj *model.Case) ([]*model.BusinessIdentifier, error)
+	History(ctx context.Context, obj *model.Case) ([]*model.CaseEvent, error)
+	CaseRoles(ctx context.Context, obj *model.Case) ([]string, error)
+}
 type MeResolver interface {
 	Tenants(ctx context.Context, obj *model.Me) ([]*model.TenantUser, error)
 }
@@ -149,6 +240,20 @@ type MutationResolver interface {
 	RemoveTenantUser(ctx context.Context, tenant string, userID string) (bool, error)
 	ReplaceTenantUsers(ctx context.Context, tenant string, users []*model.TenantUserInput) (*model.Tenant, error)
 	DeployDefinition(ctx context.Context, tenant *string, name string, xml string) (*model.Definition, error)
+	StartCase(ctx context.Context, input model.StartCaseInput) (*model.Case, error)
+	MakePlanItemTransition(ctx context.Context, caseID string, planItem string, transition string) (*model.TransitionResult, error)
+	RaiseUserEvent(ctx context.Context, caseID string, event string) (*model.TransitionResult, error)
+	CreateCaseFileItem(ctx context.Context, caseID string, path string, value any) (*model.Case, error)
+	UpdateCaseFileItem(ctx context.Context, caseID string, path string, value any) (*model.Case, error)
+	ReplaceCaseFileItem(ctx context.Context, caseID string, path string, value any) (*model.Case, error)
+	DeleteCaseFileItem(ctx context.Context, caseID string, path string) (*model.Case, error)
+}
+type PlanItemResolver interface {
+	Case(ctx context.Context, obj *model.PlanItem) (*model.Case, error)
+
+	Stage(ctx context.Context, obj *model.PlanItem) (*model.PlanItem, error)
+	Children(ctx context.Context, obj *model.PlanItem) ([]*model.PlanItem, error)
+	Documentation(ctx context.Context, obj *model.PlanItem) (*string, error)
 }
 type PlatformResolver interface {
 	Version(ctx context.Context, obj *model.Platform) (*model.Version, error)
@@ -161,6 +266,9 @@ type QueryResolver interface {
 	Definitions(ctx context.Context, tenant *string) ([]*model.Definition, error)
 	Definition(ctx context.Context, tenant *string, name string) (*model.Definition, error)
 	ValidateDefinition(ctx context.Context, xml string) (*model.DefinitionValidation, error)
+	Case(ctx context.Context, id string) (*model.Case, error)
+	Cases(ctx context.Context, filter *model.CaseFilter, first *int, after *string) (*model.CaseConnection, error)
+	PlanItem(ctx context.Context, id string) (*model.PlanItem, error)
 }
 type TenantResolver interface {
 	Owners(ctx context.Context, obj *model.Tenant) ([]string, error)
@@ -186,6 +294,179 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "BusinessIdentifier.name":
+		if e.ComplexityRoot.BusinessIdentifier.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BusinessIdentifier.Name(childComplexity), true
+	case "BusinessIdentifier.value":
+		if e.ComplexityRoot.BusinessIdentifier.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BusinessIdentifier.Value(childComplexity), true
+
+	case "Case.caseFile":
+		if e.ComplexityRoot.Case.CaseFile == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Case.CaseFile(childComplexity), true
+	case "Case.caseRoles":
+		if e.ComplexityRoot.Case.CaseRoles == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Case.CaseRoles(childComplexity), true
+	case "Case.createdBy":
+		if e.ComplexityRoot.Case.CreatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Case.CreatedBy(childComplexity), true
+	case "Case.createdOn":
+		if e.ComplexityRoot.Case.CreatedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Case.CreatedOn(childComplexity), true
+	case "Case.definition":
+		if e.ComplexityRoot.Case.Definition == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Case.Definition(childComplexity), true
+	case "Case.failures":
+		if e.ComplexityRoot.Case.Failures == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Case.Failures(childComplexity), true
+	case "Case.history":
+		if e.ComplexityRoot.Case.History == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Case.History(childComplexity), true
+	case "Case.id":
+		if e.ComplexityRoot.Case.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Case.ID(childComplexity), true
+	case "Case.identifiers":
+		if e.ComplexityRoot.Case.Identifiers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Case.Identifiers(childComplexity), true
+	case "Case.lastModified":
+		if e.ComplexityRoot.Case.LastModified == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Case.LastModified(childComplexity), true
+	case "Case.modifiedBy":
+		if e.ComplexityRoot.Case.ModifiedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Case.ModifiedBy(childComplexity), true
+	case "Case.name":
+		if e.ComplexityRoot.Case.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Case.Name(childComplexity), true
+	case "Case.parentCaseId":
+		if e.ComplexityRoot.Case.ParentCaseID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Case.ParentCaseID(childComplexity), true
+	case "Case.planItems":
+		if e.ComplexityRoot.Case.PlanItems == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Case.PlanItems(childComplexity), true
+	case "Case.rootCaseId":
+		if e.ComplexityRoot.Case.RootCaseID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Case.RootCaseID(childComplexity), true
+	case "Case.state":
+		if e.ComplexityRoot.Case.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Case.State(childComplexity), true
+	case "Case.tenant":
+		if e.ComplexityRoot.Case.Tenant == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Case.Tenant(childComplexity), true
+
+	case "CaseConnection.edges":
+		if e.ComplexityRoot.CaseConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CaseConnection.Edges(childComplexity), true
+	case "CaseConnection.pageInfo":
+		if e.ComplexityRoot.CaseConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CaseConnection.PageInfo(childComplexity), true
+
+	case "CaseEdge.cursor":
+		if e.ComplexityRoot.CaseEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CaseEdge.Cursor(childComplexity), true
+	case "CaseEdge.node":
+		if e.ComplexityRoot.CaseEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CaseEdge.Node(childComplexity), true
+
+	case "CaseEvent.at":
+		if e.ComplexityRoot.CaseEvent.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CaseEvent.At(childComplexity), true
+	case "CaseEvent.payload":
+		if e.ComplexityRoot.CaseEvent.Payload == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CaseEvent.Payload(childComplexity), true
+	case "CaseEvent.sequenceNr":
+		if e.ComplexityRoot.CaseEvent.SequenceNr == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CaseEvent.SequenceNr(childComplexity), true
+	case "CaseEvent.type":
+		if e.ComplexityRoot.CaseEvent.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CaseEvent.Type(childComplexity), true
+	case "CaseEvent.user":
+		if e.ComplexityRoot.CaseEvent.User == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CaseEvent.User(childComplexity), true
 
 	case "Definition.caseName":
 		if e.ComplexityRoot.Definition.CaseName == nil {
@@ -337,6 +618,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MeasurePoint.Ok(childComplexity), true
 
+	case "Mutation.createCaseFileItem":
+		if e.ComplexityRoot.Mutation.CreateCaseFileItem == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createCaseFileItem_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateCaseFileItem(childComplexity, args["caseId"].(string), args["path"].(string), args["value"].(any)), true
 	case "Mutation.createTenant":
 		if e.ComplexityRoot.Mutation.CreateTenant == nil {
 			break
@@ -348,6 +640,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateTenant(childComplexity, args["input"].(model.CreateTenantInput)), true
+	case "Mutation.deleteCaseFileItem":
+		if e.ComplexityRoot.Mutation.DeleteCaseFileItem == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteCaseFileItem_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteCaseFileItem(childComplexity, args["caseId"].(string), args["path"].(string)), true
 	case "Mutation.deployDefinition":
 		if e.ComplexityRoot.Mutation.DeployDefinition == nil {
 			break
@@ -381,6 +684,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.EnableTenant(childComplexity, args["name"].(string)), true
+	case "Mutation.makePlanItemTransition":
+		if e.ComplexityRoot.Mutation.MakePlanItemTransition == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_makePlanItemTransition_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MakePlanItemTransition(childComplexity, args["caseId"].(string), args["planItem"].(string), args["transition"].(string)), true
+	case "Mutation.raiseUserEvent":
+		if e.ComplexityRoot.Mutation.RaiseUserEvent == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_raiseUserEvent_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RaiseUserEvent(childComplexity, args["caseId"].(string), args["event"].(string)), true
 	case "Mutation.removeTenantUser":
 		if e.ComplexityRoot.Mutation.RemoveTenantUser == nil {
 			break
@@ -392,6 +717,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RemoveTenantUser(childComplexity, args["tenant"].(string), args["userId"].(string)), true
+	case "Mutation.replaceCaseFileItem":
+		if e.ComplexityRoot.Mutation.ReplaceCaseFileItem == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_replaceCaseFileItem_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReplaceCaseFileItem(childComplexity, args["caseId"].(string), args["path"].(string), args["value"].(any)), true
 	case "Mutation.replaceTenantUsers":
 		if e.ComplexityRoot.Mutation.ReplaceTenantUsers == nil {
 			break
@@ -414,6 +750,138 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetTenantUser(childComplexity, args["tenant"].(string), args["user"].(model.TenantUserInput)), true
+	case "Mutation.startCase":
+		if e.ComplexityRoot.Mutation.StartCase == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_startCase_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.StartCase(childComplexity, args["input"].(model.StartCaseInput)), true
+	case "Mutation.updateCaseFileItem":
+		if e.ComplexityRoot.Mutation.UpdateCaseFileItem == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateCaseFileItem_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateCaseFileItem(childComplexity, args["caseId"].(string), args["path"].(string), args["value"].(any)), true
+
+	case "PageInfo.endCursor":
+		if e.ComplexityRoot.PageInfo.EndCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PageInfo.EndCursor(childComplexity), true
+	case "PageInfo.hasNextPage":
+		if e.ComplexityRoot.PageInfo.HasNextPage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PageInfo.HasNextPage(childComplexity), true
+
+	case "PlanItem.case":
+		if e.ComplexityRoot.PlanItem.Case == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlanItem.Case(childComplexity), true
+	case "PlanItem.children":
+		if e.ComplexityRoot.PlanItem.Children == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlanItem.Children(childComplexity), true
+	case "PlanItem.definitionId":
+		if e.ComplexityRoot.PlanItem.DefinitionID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlanItem.DefinitionID(childComplexity), true
+	case "PlanItem.documentation":
+		if e.ComplexityRoot.PlanItem.Documentation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlanItem.Documentation(childComplexity), true
+	case "PlanItem.historyState":
+		if e.ComplexityRoot.PlanItem.HistoryState == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlanItem.HistoryState(childComplexity), true
+	case "PlanItem.id":
+		if e.ComplexityRoot.PlanItem.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlanItem.ID(childComplexity), true
+	case "PlanItem.index":
+		if e.ComplexityRoot.PlanItem.Index == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlanItem.Index(childComplexity), true
+	case "PlanItem.isRepeating":
+		if e.ComplexityRoot.PlanItem.IsRepeating == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlanItem.IsRepeating(childComplexity), true
+	case "PlanItem.isRequired":
+		if e.ComplexityRoot.PlanItem.IsRequired == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlanItem.IsRequired(childComplexity), true
+	case "PlanItem.lastModified":
+		if e.ComplexityRoot.PlanItem.LastModified == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlanItem.LastModified(childComplexity), true
+	case "PlanItem.modifiedBy":
+		if e.ComplexityRoot.PlanItem.ModifiedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlanItem.ModifiedBy(childComplexity), true
+	case "PlanItem.name":
+		if e.ComplexityRoot.PlanItem.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlanItem.Name(childComplexity), true
+	case "PlanItem.stage":
+		if e.ComplexityRoot.PlanItem.Stage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlanItem.Stage(childComplexity), true
+	case "PlanItem.state":
+		if e.ComplexityRoot.PlanItem.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlanItem.State(childComplexity), true
+	case "PlanItem.transition":
+		if e.ComplexityRoot.PlanItem.Transition == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlanItem.Transition(childComplexity), true
+	case "PlanItem.type":
+		if e.ComplexityRoot.PlanItem.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlanItem.Type(childComplexity), true
 
 	case "Platform.health":
 		if e.ComplexityRoot.Platform.Health == nil {
@@ -428,6 +896,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Platform.Version(childComplexity), true
 
+	case "Query.case":
+		if e.ComplexityRoot.Query.Case == nil {
+			break
+		}
+
+		args, err := ec.field_Query_case_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Case(childComplexity, args["id"].(string)), true
+	case "Query.cases":
+		if e.ComplexityRoot.Query.Cases == nil {
+			break
+		}
+
+		args, err := ec.field_Query_cases_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Cases(childComplexity, args["filter"].(*model.CaseFilter), args["first"].(*int), args["after"].(*string)), true
 	case "Query.definition":
 		if e.ComplexityRoot.Query.Definition == nil {
 			break
@@ -457,6 +947,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Me(childComplexity), true
+	case "Query.planItem":
+		if e.ComplexityRoot.Query.PlanItem == nil {
+			break
+		}
+
+		args, err := ec.field_Query_planItem_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.PlanItem(childComplexity, args["id"].(string)), true
 	case "Query.platform":
 		if e.ComplexityRoot.Query.Platform == nil {
 			break
@@ -577,6 +1078,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.TenantUser.UserID(childComplexity), true
 
+	case "TransitionResult.case":
+		if e.ComplexityRoot.TransitionResult.Case == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransitionResult.Case(childComplexity), true
+	case "TransitionResult.changed":
+		if e.ComplexityRoot.TransitionResult.Changed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransitionResult.Changed(childComplexity), true
+
 	case "Version.builtAt":
 		if e.ComplexityRoot.Version.BuiltAt == nil {
 			break
@@ -611,7 +1125,10 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
 		return graphql.NewInputUnmarshalerIndex(
+			graphql.NewInputUnmarshaler("CaseFilter", ec.unmarshalInputCaseFilter),
+			graphql.NewInputUnmarshaler("CaseTeamMemberInput", ec.unmarshalInputCaseTeamMemberInput),
 			graphql.NewInputUnmarshaler("CreateTenantInput", ec.unmarshalInputCreateTenantInput),
+			graphql.NewInputUnmarshaler("StartCaseInput", ec.unmarshalInputStartCaseInput),
 			graphql.NewInputUnmarshaler("TenantUserInput", ec.unmarshalInputTenantUserInput),
 		)
 	}
@@ -700,6 +1217,9 @@ var sources = []*ast.Source{
 "An instant in ISO-8601 / RFC 3339 format, always UTC."
 scalar Time
 
+"Any JSON value: case file content, case inputs, event payloads."
+scalar JSON
+
 type Query {
   "The authenticated caller: user id, platform ownership and tenant memberships."
   me: Me!
@@ -716,6 +1236,12 @@ type Query {
   definition(tenant: String, name: String!): Definition
   "Parse and validate a CMMN definitions document; needs no token and stores nothing."
   validateDefinition(xml: String!): DefinitionValidation!
+  "A case the caller is in the team of; NOT_FOUND otherwise, as for an unknown id."
+  case(id: ID!): Case!
+  "The cases the caller is in the team of, newest change first unless sorted otherwise."
+  cases(filter: CaseFilter, first: Int = 20, after: String): CaseConnection!
+  "A plan item of a case the caller is in the team of; NOT_FOUND otherwise."
+  planItem(id: ID!): PlanItem!
 }
 
 type Mutation {
@@ -737,6 +1263,25 @@ type Mutation {
   BAD_USER_INPUT and every problem in extensions.problems.
   """
   deployDefinition(tenant: String, name: String!, xml: String!): Definition!
+
+  "Start a case of a deployed definition. Without a team the caller is its only member and owner."
+  startCase(input: StartCaseInput!): Case!
+  """
+  Apply a transition (complete, suspend, manualStart, occur, …; any case) to
+  the plan items with this id or name. The returned case shows the result;
+  changed is false when nothing changed.
+  """
+  makePlanItemTransition(caseId: ID!, planItem: String!, transition: String!): TransitionResult!
+  "Raise a user event by id or name (the occur transition)."
+  raiseUserEvent(caseId: ID!, event: String!): TransitionResult!
+  "Create a case file item at a path such as Order or Order/Lines[1]; \"\" is the whole case file."
+  createCaseFileItem(caseId: ID!, path: String!, value: JSON!): Case!
+  "Merge a value into a case file item."
+  updateCaseFileItem(caseId: ID!, path: String!, value: JSON!): Case!
+  "Replace a case file item."
+  replaceCaseFileItem(caseId: ID!, path: String!, value: JSON!): Case!
+  "Delete a case file item."
+  deleteCaseFileItem(caseId: ID!, path: String!): Case!
 }
 
 "The caller as the platform knows it."
@@ -838,6 +1383,132 @@ type DefinitionValidation {
   "Every problem found, each naming the element."
   problems: [String!]!
 }
+
+"A case instance. Everything in it is visible to its team only."
+type Case {
+  id: ID!
+  tenant: String!
+  "The case definition's name."
+  name: String!
+  "The file name of the definition it was started from."
+  definition: String!
+  "The case plan's state: Active, Suspended, Completed, Terminated, Failed, Closed."
+  state: String!
+  failures: Int!
+  parentCaseId: String
+  rootCaseId: String!
+  createdOn: Time!
+  createdBy: String!
+  lastModified: Time!
+  modifiedBy: String!
+  "Plan items in creation order; the first is the case plan."
+  planItems: [PlanItem!]!
+  "The case file: a JSON object keyed by top-level case file item names."
+  caseFile: JSON!
+  identifiers: [BusinessIdentifier!]!
+  "The case's events in order."
+  history: [CaseEvent!]!
+  "Roles the definition declares."
+  caseRoles: [String!]!
+}
+
+type PlanItem {
+  id: ID!
+  case: Case!
+  definitionId: String!
+  name: String!
+  "CasePlan, Stage, HumanTask, CaseTask, ProcessTask, Milestone, UserEvent or TimerEvent."
+  type: String!
+  "Repetition index, from 0."
+  index: Int!
+  state: String!
+  historyState: String!
+  "The last transition, e.g. Create, Start, Complete."
+  transition: String!
+  isRequired: Boolean!
+  isRepeating: Boolean!
+  lastModified: Time!
+  modifiedBy: String!
+  "The stage the item is in; null for the case plan."
+  stage: PlanItem
+  "The items of a stage or the case plan."
+  children: [PlanItem!]!
+  documentation: String
+}
+
+type BusinessIdentifier {
+  name: String!
+  value: String!
+}
+
+type CaseEvent {
+  sequenceNr: Int!
+  type: String!
+  at: Time!
+  user: String!
+  payload: JSON!
+}
+
+type TransitionResult {
+  changed: Boolean!
+  case: Case!
+}
+
+type CaseConnection {
+  edges: [CaseEdge!]!
+  pageInfo: PageInfo!
+}
+
+type CaseEdge {
+  cursor: String!
+  node: Case!
+}
+
+type PageInfo {
+  hasNextPage: Boolean!
+  endCursor: String
+}
+
+input CaseFilter {
+  tenant: String
+  "Case plan state; Failed means cases with failures."
+  state: String
+  "Case-insensitive part of the case name."
+  caseName: String
+  "Business identifiers: name=value, name!=value or name, comma-separated."
+  identifiers: String
+  "id, casename, state, tenant, failures, createdon, createdby, lastmodified, modifiedby."
+  sortBy: String
+  "asc, or desc (default)."
+  sortOrder: String
+}
+
+input StartCaseInput {
+  "Name of a definition deployed to the tenant, with or without .xml."
+  definition: String!
+  "Default: the configured default tenant."
+  tenant: String
+  "Generated when absent."
+  caseInstanceId: String
+  "Case input parameters by name."
+  inputs: JSON
+  "Without a team the caller is its only member and owner."
+  team: [CaseTeamMemberInput!]
+  debug: Boolean
+}
+
+enum MemberType {
+  USER
+  ROLE
+}
+
+input CaseTeamMemberInput {
+  "A tenant user id, or a tenant role name."
+  memberId: String!
+  memberType: MemberType = USER
+  caseRoles: [String!]
+  isOwner: Boolean
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -845,6 +1516,92 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // childFields_* functions provide shared child field context lookups.
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
+
+func (ec *executionContext) childFields_BusinessIdentifier(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_BusinessIdentifier_name(ctx, field)
+	case "value":
+		return ec.fieldContext_BusinessIdentifier_value(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BusinessIdentifier", field.Name)
+}
+
+func (ec *executionContext) childFields_Case(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Case_id(ctx, field)
+	case "tenant":
+		return ec.fieldContext_Case_tenant(ctx, field)
+	case "name":
+		return ec.fieldContext_Case_name(ctx, field)
+	case "definition":
+		return ec.fieldContext_Case_definition(ctx, field)
+	case "state":
+		return ec.fieldContext_Case_state(ctx, field)
+	case "failures":
+		return ec.fieldContext_Case_failures(ctx, field)
+	case "parentCaseId":
+		return ec.fieldContext_Case_parentCaseId(ctx, field)
+	case "rootCaseId":
+		return ec.fieldContext_Case_rootCaseId(ctx, field)
+	case "createdOn":
+		return ec.fieldContext_Case_createdOn(ctx, field)
+	case "createdBy":
+		return ec.fieldContext_Case_createdBy(ctx, field)
+	case "lastModified":
+		return ec.fieldContext_Case_lastModified(ctx, field)
+	case "modifiedBy":
+		return ec.fieldContext_Case_modifiedBy(ctx, field)
+	case "planItems":
+		return ec.fieldContext_Case_planItems(ctx, field)
+	case "caseFile":
+		return ec.fieldContext_Case_caseFile(ctx, field)
+	case "identifiers":
+		return ec.fieldContext_Case_identifiers(ctx, field)
+	case "history":
+		return ec.fieldContext_Case_history(ctx, field)
+	case "caseRoles":
+		return ec.fieldContext_Case_caseRoles(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Case", field.Name)
+}
+
+func (ec *executionContext) childFields_CaseConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_CaseConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_CaseConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CaseConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_CaseEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_CaseEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_CaseEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CaseEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_CaseEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "sequenceNr":
+		return ec.fieldContext_CaseEvent_sequenceNr(ctx, field)
+	case "type":
+		return ec.fieldContext_CaseEvent_type(ctx, field)
+	case "at":
+		return ec.fieldContext_CaseEvent_at(ctx, field)
+	case "user":
+		return ec.fieldContext_CaseEvent_user(ctx, field)
+	case "payload":
+		return ec.fieldContext_CaseEvent_payload(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CaseEvent", field.Name)
+}
 
 func (ec *executionContext) childFields_Definition(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
@@ -930,6 +1687,54 @@ func (ec *executionContext) childFields_MeasurePoint(ctx context.Context, field 
 	return nil, fmt.Errorf("no field named %q was found under type MeasurePoint", field.Name)
 }
 
+func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "hasNextPage":
+		return ec.fieldContext_PageInfo_hasNextPage(ctx, field)
+	case "endCursor":
+		return ec.fieldContext_PageInfo_endCursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
+}
+
+func (ec *executionContext) childFields_PlanItem(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_PlanItem_id(ctx, field)
+	case "case":
+		return ec.fieldContext_PlanItem_case(ctx, field)
+	case "definitionId":
+		return ec.fieldContext_PlanItem_definitionId(ctx, field)
+	case "name":
+		return ec.fieldContext_PlanItem_name(ctx, field)
+	case "type":
+		return ec.fieldContext_PlanItem_type(ctx, field)
+	case "index":
+		return ec.fieldContext_PlanItem_index(ctx, field)
+	case "state":
+		return ec.fieldContext_PlanItem_state(ctx, field)
+	case "historyState":
+		return ec.fieldContext_PlanItem_historyState(ctx, field)
+	case "transition":
+		return ec.fieldContext_PlanItem_transition(ctx, field)
+	case "isRequired":
+		return ec.fieldContext_PlanItem_isRequired(ctx, field)
+	case "isRepeating":
+		return ec.fieldContext_PlanItem_isRepeating(ctx, field)
+	case "lastModified":
+		return ec.fieldContext_PlanItem_lastModified(ctx, field)
+	case "modifiedBy":
+		return ec.fieldContext_PlanItem_modifiedBy(ctx, field)
+	case "stage":
+		return ec.fieldContext_PlanItem_stage(ctx, field)
+	case "children":
+		return ec.fieldContext_PlanItem_children(ctx, field)
+	case "documentation":
+		return ec.fieldContext_PlanItem_documentation(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PlanItem", field.Name)
+}
+
 func (ec *executionContext) childFields_Platform(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "version":
@@ -978,6 +1783,16 @@ func (ec *executionContext) childFields_TenantUser(ctx context.Context, field gr
 		return ec.fieldContext_TenantUser_enabled(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TenantUser", field.Name)
+}
+
+func (ec *executionContext) childFields_TransitionResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "changed":
+		return ec.fieldContext_TransitionResult_changed(ctx, field)
+	case "case":
+		return ec.fieldContext_TransitionResult_case(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TransitionResult", field.Name)
 }
 
 func (ec *executionContext) childFields_Version(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1110,6 +1925,36 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 
 // region    ***************************** args.gotpl *****************************
 
+func (ec *executionContext) field_Mutation_createCaseFileItem_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "caseId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["caseId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "path",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["path"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "value",
+		func(ctx context.Context, v any) (any, error) {
+			return ec.unmarshalNJSON2interface(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["value"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createTenant_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -1121,6 +1966,28 @@ func (ec *executionContext) field_Mutation_createTenant_args(ctx context.Context
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteCaseFileItem_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "caseId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["caseId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "path",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["path"] = arg1
 	return args, nil
 }
 
@@ -1182,6 +2049,58 @@ func (ec *executionContext) field_Mutation_enableTenant_args(ctx context.Context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_makePlanItemTransition_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "caseId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["caseId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "planItem",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["planItem"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "transition",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["transition"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_raiseUserEvent_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "caseId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["caseId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "event",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["event"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_removeTenantUser_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -1201,6 +2120,36 @@ func (ec *executionContext) field_Mutation_removeTenantUser_args(ctx context.Con
 		return nil, err
 	}
 	args["userId"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_replaceCaseFileItem_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "caseId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["caseId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "path",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["path"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "value",
+		func(ctx context.Context, v any) (any, error) {
+			return ec.unmarshalNJSON2interface(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["value"] = arg2
 	return args, nil
 }
 
@@ -1248,6 +2197,50 @@ func (ec *executionContext) field_Mutation_setTenantUser_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_startCase_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.StartCaseInput, error) {
+			return ec.unmarshalNStartCaseInput2githubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐStartCaseInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateCaseFileItem_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "caseId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["caseId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "path",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["path"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "value",
+		func(ctx context.Context, v any) (any, error) {
+			return ec.unmarshalNJSON2interface(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["value"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -1259,6 +2252,50 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["name"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_case_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_cases_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*model.CaseFilter, error) {
+			return ec.unmarshalOCaseFilter2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
 	return args, nil
 }
 
@@ -1295,6 +2332,20 @@ func (ec *executionContext) field_Query_definitions_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["tenant"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_planItem_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -1413,6 +2464,704 @@ func (ec *executionContext) field___Type_inputFields_args(ctx context.Context, r
 // endregion ***************************** args.gotpl *****************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _BusinessIdentifier_name(ctx context.Context, field graphql.CollectedField, obj *model.BusinessIdentifier) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BusinessIdentifier_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BusinessIdentifier_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BusinessIdentifier", field, false, false, "String")
+}
+
+func (ec *executionContext) _BusinessIdentifier_value(ctx context.Context, field graphql.CollectedField, obj *model.BusinessIdentifier) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BusinessIdentifier_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Value, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BusinessIdentifier_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BusinessIdentifier", field, false, false, "String")
+}
+
+func (ec *executionContext) _Case_id(ctx context.Context, field graphql.CollectedField, obj *model.Case) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Case_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Case_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Case", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Case_tenant(ctx context.Context, field graphql.CollectedField, obj *model.Case) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Case_tenant(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tenant, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Case_tenant(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Case", field, false, false, "String")
+}
+
+func (ec *executionContext) _Case_name(ctx context.Context, field graphql.CollectedField, obj *model.Case) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Case_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Case_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Case", field, false, false, "String")
+}
+
+func (ec *executionContext) _Case_definition(ctx context.Context, field graphql.CollectedField, obj *model.Case) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Case_definition(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Definition, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Case_definition(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Case", field, false, false, "String")
+}
+
+func (ec *executionContext) _Case_state(ctx context.Context, field graphql.CollectedField, obj *model.Case) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Case_state(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Case_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Case", field, false, false, "String")
+}
+
+func (ec *executionContext) _Case_failures(ctx context.Context, field graphql.CollectedField, obj *model.Case) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Case_failures(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Failures, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Case_failures(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Case", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Case_parentCaseId(ctx context.Context, field graphql.CollectedField, obj *model.Case) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Case_parentCaseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ParentCaseID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Case_parentCaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Case", field, false, false, "String")
+}
+
+func (ec *executionContext) _Case_rootCaseId(ctx context.Context, field graphql.CollectedField, obj *model.Case) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Case_rootCaseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RootCaseID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Case_rootCaseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Case", field, false, false, "String")
+}
+
+func (ec *executionContext) _Case_createdOn(ctx context.Context, field graphql.CollectedField, obj *model.Case) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Case_createdOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedOn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Case_createdOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Case", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Case_createdBy(ctx context.Context, field graphql.CollectedField, obj *model.Case) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Case_createdBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Case_createdBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Case", field, false, false, "String")
+}
+
+func (ec *executionContext) _Case_lastModified(ctx context.Context, field graphql.CollectedField, obj *model.Case) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Case_lastModified(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastModified, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Case_lastModified(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Case", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Case_modifiedBy(ctx context.Context, field graphql.CollectedField, obj *model.Case) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Case_modifiedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ModifiedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Case_modifiedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Case", field, false, false, "String")
+}
+
+func (ec *executionContext) _Case_planItems(ctx context.Context, field graphql.CollectedField, obj *model.Case) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Case_planItems(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Case().PlanItems(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.PlanItem) graphql.Marshaler {
+			return ec.marshalNPlanItem2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐPlanItemᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Case_planItems(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Case",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PlanItem(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Case_caseFile(ctx context.Context, field graphql.CollectedField, obj *model.Case) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Case_caseFile(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Case().CaseFile(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalNJSON2interface(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Case_caseFile(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Case", field, true, true, "JSON")
+}
+
+func (ec *executionContext) _Case_identifiers(ctx context.Context, field graphql.CollectedField, obj *model.Case) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Case_identifiers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Case().Identifiers(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.BusinessIdentifier) graphql.Marshaler {
+			return ec.marshalNBusinessIdentifier2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐBusinessIdentifierᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Case_identifiers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Case",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BusinessIdentifier(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Case_history(ctx context.Context, field graphql.CollectedField, obj *model.Case) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Case_history(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Case().History(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.CaseEvent) graphql.Marshaler {
+			return ec.marshalNCaseEvent2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseEventᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Case_history(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Case",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CaseEvent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Case_caseRoles(ctx context.Context, field graphql.CollectedField, obj *model.Case) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Case_caseRoles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Case().CaseRoles(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Case_caseRoles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Case", field, true, true, "String")
+}
+
+func (ec *executionContext) _CaseConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.CaseConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CaseConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.CaseEdge) graphql.Marshaler {
+			return ec.marshalNCaseEdge2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CaseConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CaseConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CaseEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CaseConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.CaseConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CaseConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CaseConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CaseConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CaseEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.CaseEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CaseEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CaseEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CaseEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _CaseEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.CaseEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CaseEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CaseEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CaseEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CaseEvent_sequenceNr(ctx context.Context, field graphql.CollectedField, obj *model.CaseEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CaseEvent_sequenceNr(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SequenceNr, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CaseEvent_sequenceNr(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CaseEvent", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CaseEvent_type(ctx context.Context, field graphql.CollectedField, obj *model.CaseEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CaseEvent_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CaseEvent_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CaseEvent", field, false, false, "String")
+}
+
+func (ec *executionContext) _CaseEvent_at(ctx context.Context, field graphql.CollectedField, obj *model.CaseEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CaseEvent_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CaseEvent_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CaseEvent", field, false, false, "Time")
+}
+
+func (ec *executionContext) _CaseEvent_user(ctx context.Context, field graphql.CollectedField, obj *model.CaseEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CaseEvent_user(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.User, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CaseEvent_user(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CaseEvent", field, false, false, "String")
+}
+
+func (ec *executionContext) _CaseEvent_payload(ctx context.Context, field graphql.CollectedField, obj *model.CaseEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CaseEvent_payload(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Payload, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalNJSON2interface(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CaseEvent_payload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CaseEvent", field, false, false, "JSON")
+}
 
 func (ec *executionContext) _Definition_name(ctx context.Context, field graphql.CollectedField, obj *model.Definition) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
@@ -2301,6 +4050,773 @@ func (ec *executionContext) fieldContext_Mutation_deployDefinition(ctx context.C
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_startCase(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_startCase(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().StartCase(ctx, fc.Args["input"].(model.StartCaseInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_startCase(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_startCase_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_makePlanItemTransition(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_makePlanItemTransition(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MakePlanItemTransition(ctx, fc.Args["caseId"].(string), fc.Args["planItem"].(string), fc.Args["transition"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TransitionResult) graphql.Marshaler {
+			return ec.marshalNTransitionResult2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTransitionResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_makePlanItemTransition(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TransitionResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_makePlanItemTransition_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_raiseUserEvent(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_raiseUserEvent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RaiseUserEvent(ctx, fc.Args["caseId"].(string), fc.Args["event"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TransitionResult) graphql.Marshaler {
+			return ec.marshalNTransitionResult2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTransitionResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_raiseUserEvent(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TransitionResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_raiseUserEvent_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createCaseFileItem(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createCaseFileItem(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateCaseFileItem(ctx, fc.Args["caseId"].(string), fc.Args["path"].(string),
+				func() any {
+					if fc.Args["value"] == nil {
+						return nil
+					}
+					return fc.Args["value"].(any)
+				}())
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createCaseFileItem(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createCaseFileItem_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateCaseFileItem(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateCaseFileItem(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateCaseFileItem(ctx, fc.Args["caseId"].(string), fc.Args["path"].(string),
+				func() any {
+					if fc.Args["value"] == nil {
+						return nil
+					}
+					return fc.Args["value"].(any)
+				}())
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateCaseFileItem(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateCaseFileItem_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_replaceCaseFileItem(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_replaceCaseFileItem(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ReplaceCaseFileItem(ctx, fc.Args["caseId"].(string), fc.Args["path"].(string),
+				func() any {
+					if fc.Args["value"] == nil {
+						return nil
+					}
+					return fc.Args["value"].(any)
+				}())
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_replaceCaseFileItem(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_replaceCaseFileItem_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteCaseFileItem(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteCaseFileItem(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteCaseFileItem(ctx, fc.Args["caseId"].(string), fc.Args["path"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteCaseFileItem(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteCaseFileItem_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PageInfo_hasNextPage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasNextPage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PageInfo_hasNextPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PageInfo_endCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "String")
+}
+
+func (ec *executionContext) _PlanItem_id(ctx context.Context, field graphql.CollectedField, obj *model.PlanItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlanItem_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlanItem_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlanItem", field, false, false, "ID")
+}
+
+func (ec *executionContext) _PlanItem_case(ctx context.Context, field graphql.CollectedField, obj *model.PlanItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlanItem_case(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.PlanItem().Case(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlanItem_case(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PlanItem",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PlanItem_definitionId(ctx context.Context, field graphql.CollectedField, obj *model.PlanItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlanItem_definitionId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DefinitionID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlanItem_definitionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlanItem", field, false, false, "String")
+}
+
+func (ec *executionContext) _PlanItem_name(ctx context.Context, field graphql.CollectedField, obj *model.PlanItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlanItem_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlanItem_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlanItem", field, false, false, "String")
+}
+
+func (ec *executionContext) _PlanItem_type(ctx context.Context, field graphql.CollectedField, obj *model.PlanItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlanItem_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlanItem_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlanItem", field, false, false, "String")
+}
+
+func (ec *executionContext) _PlanItem_index(ctx context.Context, field graphql.CollectedField, obj *model.PlanItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlanItem_index(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Index, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlanItem_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlanItem", field, false, false, "Int")
+}
+
+func (ec *executionContext) _PlanItem_state(ctx context.Context, field graphql.CollectedField, obj *model.PlanItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlanItem_state(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlanItem_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlanItem", field, false, false, "String")
+}
+
+func (ec *executionContext) _PlanItem_historyState(ctx context.Context, field graphql.CollectedField, obj *model.PlanItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlanItem_historyState(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HistoryState, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlanItem_historyState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlanItem", field, false, false, "String")
+}
+
+func (ec *executionContext) _PlanItem_transition(ctx context.Context, field graphql.CollectedField, obj *model.PlanItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlanItem_transition(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Transition, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlanItem_transition(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlanItem", field, false, false, "String")
+}
+
+func (ec *executionContext) _PlanItem_isRequired(ctx context.Context, field graphql.CollectedField, obj *model.PlanItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlanItem_isRequired(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsRequired, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlanItem_isRequired(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlanItem", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _PlanItem_isRepeating(ctx context.Context, field graphql.CollectedField, obj *model.PlanItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlanItem_isRepeating(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsRepeating, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlanItem_isRepeating(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlanItem", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _PlanItem_lastModified(ctx context.Context, field graphql.CollectedField, obj *model.PlanItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlanItem_lastModified(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastModified, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlanItem_lastModified(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlanItem", field, false, false, "Time")
+}
+
+func (ec *executionContext) _PlanItem_modifiedBy(ctx context.Context, field graphql.CollectedField, obj *model.PlanItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlanItem_modifiedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ModifiedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlanItem_modifiedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlanItem", field, false, false, "String")
+}
+
+func (ec *executionContext) _PlanItem_stage(ctx context.Context, field graphql.CollectedField, obj *model.PlanItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlanItem_stage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.PlanItem().Stage(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PlanItem) graphql.Marshaler {
+			return ec.marshalOPlanItem2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐPlanItem(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PlanItem_stage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PlanItem",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PlanItem(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PlanItem_children(ctx context.Context, field graphql.CollectedField, obj *model.PlanItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlanItem_children(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.PlanItem().Children(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.PlanItem) graphql.Marshaler {
+			return ec.marshalNPlanItem2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐPlanItemᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlanItem_children(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PlanItem",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PlanItem(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PlanItem_documentation(ctx context.Context, field graphql.CollectedField, obj *model.PlanItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlanItem_documentation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.PlanItem().Documentation(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PlanItem_documentation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlanItem", field, true, true, "String")
+}
+
 func (ec *executionContext) _Platform_version(ctx context.Context, field graphql.CollectedField, obj *model.Platform) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2599,6 +5115,138 @@ func (ec *executionContext) fieldContext_Query_validateDefinition(ctx context.Co
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_validateDefinition_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_case(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_case(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Case(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_case(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_case_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_cases(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_cases(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Cases(ctx, fc.Args["filter"].(*model.CaseFilter), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CaseConnection) graphql.Marshaler {
+			return ec.marshalNCaseConnection2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_cases(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CaseConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_cases_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_planItem(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_planItem(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().PlanItem(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PlanItem) graphql.Marshaler {
+			return ec.marshalNPlanItem2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐPlanItem(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_planItem(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PlanItem(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_planItem_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -3040,6 +5688,61 @@ func (ec *executionContext) _TenantUser_enabled(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_TenantUser_enabled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TenantUser", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _TransitionResult_changed(ctx context.Context, field graphql.CollectedField, obj *model.TransitionResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TransitionResult_changed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Changed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TransitionResult_changed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TransitionResult", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _TransitionResult_case(ctx context.Context, field graphql.CollectedField, obj *model.TransitionResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TransitionResult_case(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Case, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TransitionResult_case(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TransitionResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Version_name(ctx context.Context, field graphql.CollectedField, obj *model.Version) (ret graphql.Marshaler) {
@@ -4207,6 +6910,150 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputCaseFilter(ctx context.Context, obj any) (model.CaseFilter, error) {
+	var it model.CaseFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"tenant", "state", "caseName", "identifiers", "sortBy", "sortOrder"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "tenant":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tenant"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tenant = data
+		case "state":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("state"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.State = data
+		case "caseName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("caseName"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CaseName = data
+		case "identifiers":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("identifiers"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Identifiers = data
+		case "sortBy":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sortBy"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SortBy = data
+		case "sortOrder":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sortOrder"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SortOrder = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCaseFilter unmarshals raw into the CaseFilter input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCaseFilter(ctx context.Context, raw any) (model.CaseFilter, error) {
+	var out model.CaseFilter
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CaseFilter", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputCaseTeamMemberInput(ctx context.Context, obj any) (model.CaseTeamMemberInput, error) {
+	var it model.CaseTeamMemberInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["memberType"]; !present {
+		asMap["memberType"] = "USER"
+	}
+
+	fieldsInOrder := [...]string{"memberId", "memberType", "caseRoles", "isOwner"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "memberId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("memberId"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MemberID = data
+		case "memberType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("memberType"))
+			data, err := ec.unmarshalOMemberType2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐMemberType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MemberType = data
+		case "caseRoles":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("caseRoles"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CaseRoles = data
+		case "isOwner":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isOwner"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsOwner = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCaseTeamMemberInput unmarshals raw into the CaseTeamMemberInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCaseTeamMemberInput(ctx context.Context, raw any) (model.CaseTeamMemberInput, error) {
+	var out model.CaseTeamMemberInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CaseTeamMemberInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputCreateTenantInput(ctx context.Context, obj any) (model.CreateTenantInput, error) {
 	var it model.CreateTenantInput
 	if obj == nil {
@@ -4253,6 +7100,83 @@ func (ec *executionContext) unmarshalInputCreateTenantInput(ctx context.Context,
 func UnmarshalCreateTenantInput(ctx context.Context, raw any) (model.CreateTenantInput, error) {
 	var out model.CreateTenantInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateTenantInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputStartCaseInput(ctx context.Context, obj any) (model.StartCaseInput, error) {
+	var it model.StartCaseInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"definition", "tenant", "caseInstanceId", "inputs", "team", "debug"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "definition":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("definition"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Definition = data
+		case "tenant":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tenant"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tenant = data
+		case "caseInstanceId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("caseInstanceId"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CaseInstanceID = data
+		case "inputs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("inputs"))
+			data, err := ec.unmarshalOJSON2interface(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Inputs = data
+		case "team":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("team"))
+			data, err := ec.unmarshalOCaseTeamMemberInput2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseTeamMemberInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Team = data
+		case "debug":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("debug"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Debug = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalStartCaseInput unmarshals raw into the StartCaseInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalStartCaseInput(ctx context.Context, raw any) (model.StartCaseInput, error) {
+	var out model.StartCaseInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "StartCaseInput", raw, &out)
 	return out, err
 }
 
@@ -4340,6 +7264,291 @@ func UnmarshalTenantUserInput(ctx context.Context, raw any) (model.TenantUserInp
 // endregion ************************** interface.gotpl ***************************
 
 // region    **************************** object.gotpl ****************************
+
+var businessIdentifierImplementors = []string{"BusinessIdentifier"}
+
+func (ec *executionContext) _BusinessIdentifier(ctx context.Context, sel ast.SelectionSet, obj *model.BusinessIdentifier) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, businessIdentifierImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BusinessIdentifier")
+		case "name":
+			out.Values[i] = ec._BusinessIdentifier_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "value":
+			out.Values[i] = ec._BusinessIdentifier_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var caseImplementors = []string{"Case"}
+
+func (ec *executionContext) _Case(ctx context.Context, sel ast.SelectionSet, obj *model.Case) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, caseImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Case")
+		case "id":
+			out.Values[i] = ec._Case_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "tenant":
+			out.Values[i] = ec._Case_tenant(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "name":
+			out.Values[i] = ec._Case_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "definition":
+			out.Values[i] = ec._Case_definition(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "state":
+			out.Values[i] = ec._Case_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "failures":
+			out.Values[i] = ec._Case_failures(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "parentCaseId":
+			out.Values[i] = ec._Case_parentCaseId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "rootCaseId":
+			out.Values[i] = ec._Case_rootCaseId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdOn":
+			out.Values[i] = ec._Case_createdOn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdBy":
+			out.Values[i] = ec._Case_createdBy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lastModified":
+			out.Values[i] = ec._Case_lastModified(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "modifiedBy":
+			out.Values[i] = ec._Case_modifiedBy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "planItems":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Case_planItems(ctx, field, obj)
+				})
+		case "caseFile":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Case_caseFile(ctx, field, obj)
+				})
+		case "identifiers":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Case_identifiers(ctx, field, obj)
+				})
+		case "history":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Case_history(ctx, field, obj)
+				})
+		case "caseRoles":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Case_caseRoles(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var caseConnectionImplementors = []string{"CaseConnection"}
+
+func (ec *executionContext) _CaseConnection(ctx context.Context, sel ast.SelectionSet, obj *model.CaseConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, caseConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CaseConnection")
+		case "edges":
+			out.Values[i] = ec._CaseConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._CaseConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var caseEdgeImplementors = []string{"CaseEdge"}
+
+func (ec *executionContext) _CaseEdge(ctx context.Context, sel ast.SelectionSet, obj *model.CaseEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, caseEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CaseEdge")
+		case "cursor":
+			out.Values[i] = ec._CaseEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._CaseEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var caseEventImplementors = []string{"CaseEvent"}
+
+func (ec *executionContext) _CaseEvent(ctx context.Context, sel ast.SelectionSet, obj *model.CaseEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, caseEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CaseEvent")
+		case "sequenceNr":
+			out.Values[i] = ec._CaseEvent_sequenceNr(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._CaseEvent_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "at":
+			out.Values[i] = ec._CaseEvent_at(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "user":
+			out.Values[i] = ec._CaseEvent_user(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "payload":
+			out.Values[i] = ec._CaseEvent_payload(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
 
 var definitionImplementors = []string{"Definition"}
 
@@ -4698,6 +7907,205 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "startCase":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_startCase(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "makePlanItemTransition":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_makePlanItemTransition(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "raiseUserEvent":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_raiseUserEvent(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createCaseFileItem":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createCaseFileItem(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateCaseFileItem":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateCaseFileItem(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "replaceCaseFileItem":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_replaceCaseFileItem(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteCaseFileItem":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteCaseFileItem(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var pageInfoImplementors = []string{"PageInfo"}
+
+func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet, obj *model.PageInfo) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, pageInfoImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PageInfo")
+		case "hasNextPage":
+			out.Values[i] = ec._PageInfo_hasNextPage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "endCursor":
+			out.Values[i] = ec._PageInfo_endCursor(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var planItemImplementors = []string{"PlanItem"}
+
+func (ec *executionContext) _PlanItem(ctx context.Context, sel ast.SelectionSet, obj *model.PlanItem) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, planItemImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PlanItem")
+		case "id":
+			out.Values[i] = ec._PlanItem_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "case":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._PlanItem_case(ctx, field, obj)
+				})
+		case "definitionId":
+			out.Values[i] = ec._PlanItem_definitionId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "name":
+			out.Values[i] = ec._PlanItem_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "type":
+			out.Values[i] = ec._PlanItem_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "index":
+			out.Values[i] = ec._PlanItem_index(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "state":
+			out.Values[i] = ec._PlanItem_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "historyState":
+			out.Values[i] = ec._PlanItem_historyState(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "transition":
+			out.Values[i] = ec._PlanItem_transition(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "isRequired":
+			out.Values[i] = ec._PlanItem_isRequired(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "isRepeating":
+			out.Values[i] = ec._PlanItem_isRepeating(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lastModified":
+			out.Values[i] = ec._PlanItem_lastModified(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "modifiedBy":
+			out.Values[i] = ec._PlanItem_modifiedBy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "stage":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._PlanItem_stage(ctx, field, obj)
+				})
+		case "children":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._PlanItem_children(ctx, field, obj)
+				})
+		case "documentation":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._PlanItem_documentation(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -4809,6 +8217,24 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_validateDefinition(ctx, field)
+				})
+		case "case":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_case(ctx, field)
+				})
+		case "cases":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_cases(ctx, field)
+				})
+		case "planItem":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_planItem(ctx, field)
 				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
@@ -4951,6 +8377,44 @@ func (ec *executionContext) _TenantUser(ctx context.Context, sel ast.SelectionSe
 			}
 		case "enabled":
 			out.Values[i] = ec._TenantUser_enabled(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var transitionResultImplementors = []string{"TransitionResult"}
+
+func (ec *executionContext) _TransitionResult(ctx context.Context, sel ast.SelectionSet, obj *model.TransitionResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, transitionResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TransitionResult")
+		case "changed":
+			out.Values[i] = ec._TransitionResult_changed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "case":
+			out.Values[i] = ec._TransitionResult_case(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -5395,6 +8859,99 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) marshalNBusinessIdentifier2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐBusinessIdentifierᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.BusinessIdentifier) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBusinessIdentifier2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐBusinessIdentifier(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBusinessIdentifier2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐBusinessIdentifier(ctx context.Context, sel ast.SelectionSet, v *model.BusinessIdentifier) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "BusinessIdentifier!")
+		return graphql.Null
+	}
+	return ec._BusinessIdentifier(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx context.Context, sel ast.SelectionSet, v *model.Case) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Case!")
+		return graphql.Null
+	}
+	return ec._Case(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCaseConnection2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseConnection(ctx context.Context, sel ast.SelectionSet, v *model.CaseConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CaseConnection!")
+		return graphql.Null
+	}
+	return ec._CaseConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCaseEdge2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CaseEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCaseEdge2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCaseEdge2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseEdge(ctx context.Context, sel ast.SelectionSet, v *model.CaseEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CaseEdge!")
+		return graphql.Null
+	}
+	return ec._CaseEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCaseEvent2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseEventᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CaseEvent) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCaseEvent2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseEvent(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCaseEvent2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseEvent(ctx context.Context, sel ast.SelectionSet, v *model.CaseEvent) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CaseEvent!")
+		return graphql.Null
+	}
+	return ec._CaseEvent(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCaseTeamMemberInput2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseTeamMemberInput(ctx context.Context, v any) (*model.CaseTeamMemberInput, error) {
+	res, err := ec.unmarshalInputCaseTeamMemberInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNCreateTenantInput2githubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCreateTenantInput(ctx context.Context, v any) (model.CreateTenantInput, error) {
 	res, err := ec.unmarshalInputCreateTenantInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -5440,6 +8997,20 @@ func (ec *executionContext) marshalNHealth2ᚖgithubᚗcomᚋcasegraphᚋcasegra
 	return ec._Health(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNID2string(ctx context.Context, v any) (string, error) {
+	res, err := graphql.UnmarshalID(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNID2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalID(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "ID!")
+	}
+	return res
+}
+
 func (ec *executionContext) marshalNInputParameter2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐInputParameterᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InputParameter) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -5478,6 +9049,24 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 	return res
 }
 
+func (ec *executionContext) unmarshalNJSON2interface(ctx context.Context, v any) (any, error) {
+	res, err := graphql.UnmarshalAny(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNJSON2interface(ctx context.Context, sel ast.SelectionSet, v any) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "JSON!")
+		return graphql.Null
+	}
+	_ = sel
+	res := graphql.MarshalAny(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "JSON!")
+	}
+	return res
+}
+
 func (ec *executionContext) marshalNMe2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐMe(ctx context.Context, sel ast.SelectionSet, v *model.Me) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Me!")
@@ -5510,12 +9099,49 @@ func (ec *executionContext) marshalNMeasurePoint2ᚖgithubᚗcomᚋcasegraphᚋc
 	return ec._MeasurePoint(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "PageInfo!")
+		return graphql.Null
+	}
+	return ec._PageInfo(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPlanItem2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐPlanItemᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.PlanItem) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPlanItem2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐPlanItem(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNPlanItem2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐPlanItem(ctx context.Context, sel ast.SelectionSet, v *model.PlanItem) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "PlanItem!")
+		return graphql.Null
+	}
+	return ec._PlanItem(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNPlatform2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐPlatform(ctx context.Context, sel ast.SelectionSet, v *model.Platform) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Platform!")
 		return graphql.Null
 	}
 	return ec._Platform(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNStartCaseInput2githubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐStartCaseInput(ctx context.Context, v any) (model.StartCaseInput, error) {
+	res, err := ec.unmarshalInputStartCaseInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
@@ -5629,6 +9255,14 @@ func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel as
 		graphql.AddInvalidNullFromMarshaler(ctx, "Time!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNTransitionResult2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTransitionResult(ctx context.Context, sel ast.SelectionSet, v *model.TransitionResult) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TransitionResult!")
+		return graphql.Null
+	}
+	return ec._TransitionResult(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNVersion2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐVersion(ctx context.Context, sel ast.SelectionSet, v *model.Version) graphql.Marshaler {
@@ -5811,11 +9445,95 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	return res
 }
 
+func (ec *executionContext) unmarshalOCaseFilter2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseFilter(ctx context.Context, v any) (*model.CaseFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCaseFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOCaseTeamMemberInput2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseTeamMemberInputᚄ(ctx context.Context, v any) ([]*model.CaseTeamMemberInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.CaseTeamMemberInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNCaseTeamMemberInput2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseTeamMemberInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) marshalODefinition2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐDefinition(ctx context.Context, sel ast.SelectionSet, v *model.Definition) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Definition(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOInt2ᚖint(ctx context.Context, v any) (*int, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalInt(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.SelectionSet, v *int) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalInt(*v)
+	return res
+}
+
+func (ec *executionContext) unmarshalOJSON2interface(ctx context.Context, v any) (any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalAny(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOJSON2interface(ctx context.Context, sel ast.SelectionSet, v any) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalAny(v)
+	return res
+}
+
+func (ec *executionContext) unmarshalOMemberType2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐMemberType(ctx context.Context, v any) (*model.MemberType, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.MemberType)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOMemberType2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐMemberType(ctx context.Context, sel ast.SelectionSet, v *model.MemberType) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) marshalOPlanItem2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐPlanItem(ctx context.Context, sel ast.SelectionSet, v *model.PlanItem) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._PlanItem(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {

@@ -21,3 +21,39 @@ type Me struct {
 
 // Platform gathers version and health, each resolved on demand.
 type Platform struct{}
+
+// Case is a case instance the caller is in the team of. Its scalar fields
+// come with it; nested data resolves through the request's case loader.
+type Case struct {
+	ID           string    `json:"id"`
+	Tenant       string    `json:"tenant"`
+	Name         string    `json:"name"`
+	Definition   string    `json:"definition"`
+	State        string    `json:"state"`
+	Failures     int       `json:"failures"`
+	ParentCaseID *string   `json:"parentCaseId,omitempty"`
+	RootCaseID   string    `json:"rootCaseId"`
+	CreatedOn    time.Time `json:"createdOn"`
+	CreatedBy    string    `json:"createdBy"`
+	LastModified time.Time `json:"lastModified"`
+	ModifiedBy   string    `json:"modifiedBy"`
+}
+
+// PlanItem is a plan item of a case; its case, stage and children resolve
+// through the request's case loader.
+type PlanItem struct {
+	ID           string    `json:"id"`
+	CaseID       string    `json:"-"`
+	StageID      string    `json:"-"`
+	DefinitionID string    `json:"definitionId"`
+	Name         string    `json:"name"`
+	Type         string    `json:"type"`
+	Index        int       `json:"index"`
+	State        string    `json:"state"`
+	HistoryState string    `json:"historyState"`
+	Transition   string    `json:"transition"`
+	IsRequired   bool      `json:"isRequired"`
+	IsRepeating  bool      `json:"isRepeating"`
+	LastModified time.Time `json:"lastModified"`
+	ModifiedBy   string    `json:"modifiedBy"`
+}

@@ -3,8 +3,57 @@
 package model
 
 import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
 	"time"
 )
+
+type BusinessIdentifier struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+type CaseConnection struct {
+	Edges    []*CaseEdge `json:"edges"`
+	PageInfo *PageInfo   `json:"pageInfo"`
+}
+
+type CaseEdge struct {
+	Cursor string `json:"cursor"`
+	Node   *Case  `json:"node"`
+}
+
+type CaseEvent struct {
+	SequenceNr int       `json:"sequenceNr"`
+	Type       string    `json:"type"`
+	At         time.Time `json:"at"`
+	User       string    `json:"user"`
+	Payload    any       `json:"payload"`
+}
+
+type CaseFilter struct {
+	Tenant *string `json:"tenant,omitempty"`
+	// Case plan state; Failed means cases with failures.
+	State *string `json:"state,omitempty"`
+	// Case-insensitive part of the case name.
+	CaseName *string `json:"caseName,omitempty"`
+	// Business identifiers: name=value, name!=value or name, comma-separated.
+	Identifiers *string `json:"identifiers,omitempty"`
+	// id, casename, state, tenant, failures, createdon, createdby, lastmodified, modifiedby.
+	SortBy *string `json:"sortBy,omitempty"`
+	// asc, or desc (default).
+	SortOrder *string `json:"sortOrder,omitempty"`
+}
+
+type CaseTeamMemberInput struct {
+	// A tenant user id, or a tenant role name.
+	MemberID   string      `json:"memberId"`
+	MemberType *MemberType `json:"memberType,omitempty"`
+	CaseRoles  []string    `json:"caseRoles,omitempty"`
+	IsOwner    *bool       `json:"isOwner,omitempty"`
+}
 
 type CreateTenantInput struct {
 	Name  string             `json:"name"`
@@ -56,7 +105,26 @@ type MeasurePoint struct {
 type Mutation struct {
 }
 
+type PageInfo struct {
+	HasNextPage bool    `json:"hasNextPage"`
+	EndCursor   *string `json:"endCursor,omitempty"`
+}
+
 type Query struct {
+}
+
+type StartCaseInput struct {
+	// Name of a definition deployed to the tenant, with or without .xml.
+	Definition string `json:"definition"`
+	// Default: the configured default tenant.
+	Tenant *string `json:"tenant,omitempty"`
+	// Generated when absent.
+	CaseInstanceID *string `json:"caseInstanceId,omitempty"`
+	// Case input parameters by name.
+	Inputs any `json:"inputs,omitempty"`
+	// Without a team the caller is its only member and owner.
+	Team  []*CaseTeamMemberInput `json:"team,omitempty"`
+	Debug *bool                  `json:"debug,omitempty"`
 }
 
 type TenantUser struct {
@@ -79,9 +147,69 @@ type TenantUserInput struct {
 	Enabled *bool `json:"enabled,omitempty"`
 }
 
+type TransitionResult struct {
+	Changed bool  `json:"changed"`
+	Case    *Case `json:"case"`
+}
+
 type Version struct {
 	Name          string `json:"name"`
 	Version       string `json:"version"`
 	GitHeadCommit string `json:"gitHeadCommit"`
 	BuiltAt       string `json:"builtAt"`
+}
+
+type MemberType string
+
+const (
+	MemberTypeUser MemberType = "USER"
+	MemberTypeRole MemberType = "ROLE"
+)
+
+var AllMemberType = []MemberType{
+	MemberTypeUser,
+	MemberTypeRole,
+}
+
+func (e MemberType) IsValid() bool {
+	switch e {
+	case MemberTypeUser, MemberTypeRole:
+		return true
+	}
+	return false
+}
+
+func (e MemberType) String() string {
+	return string(e)
+}
+
+func (e *MemberType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = MemberType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid MemberType", str)
+	}
+	return nil
+}
+
+func (e MemberType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *MemberType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e MemberType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
 }

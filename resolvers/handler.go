@@ -64,7 +64,7 @@ func NewHandler(svc *service.Service, authn Authenticator, logger *slog.Logger) 
 			}
 			r = r.WithContext(auth.NewContext(r.Context(), who))
 		}
-		srv.ServeHTTP(w, r)
+		srv.ServeHTTP(w, r.WithContext(withLoaders(r.Context(), svc)))
 	})
 }
 

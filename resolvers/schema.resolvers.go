@@ -7,10 +7,78 @@ package resolvers
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/casegraph/casegraph/graph"
 	"github.com/casegraph/casegraph/model"
+	"github.com/casegraph/casegraph/service"
 )
+
+// PlanItems is the resolver for the planItems field.
+func (r *caseResolver) PlanItems(ctx context.Context, obj *model.Case) ([]*model.PlanItem, error) {
+	v, err := loadCase(ctx, obj.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*model.PlanItem, len(v.State.PlanItems))
+	for i, p := range v.State.PlanItems {
+		out[i] = toPlanItem(obj.ID, p)
+	}
+	return out, nil
+}
+
+// CaseFile is the resolver for the caseFile field.
+func (r *caseResolver) CaseFile(ctx context.Context, obj *model.Case) (any, error) {
+	v, err := loadCase(ctx, obj.ID)
+	if err != nil {
+		return nil, err
+	}
+	if v.State.File == nil {
+		return map[string]any{}, nil
+	}
+	return v.State.File, nil
+}
+
+// Identifiers is the resolver for the identifiers field.
+func (r *caseResolver) Identifiers(ctx context.Context, obj *model.Case) ([]*model.BusinessIdentifier, error) {
+	v, err := loadCase(ctx, obj.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*model.BusinessIdentifier, len(v.Identifiers))
+	for i, id := range v.Identifiers {
+		out[i] = &model.BusinessIdentifier{Name: id.Name, Value: id.Value}
+	}
+	return out, nil
+}
+
+// History is the resolver for the history field.
+func (r *caseResolver) History(ctx context.Context, obj *model.Case) ([]*model.CaseEvent, error) {
+	who, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	events, err := r.Service.CaseEvents(ctx, who, obj.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*model.CaseEvent, len(events))
+	for i, e := range events {
+		var payload any
+		_ = json.Unmarshal(e.Payload, &payload)
+		out[i] = &model.CaseEvent{SequenceNr: int(e.Seq), Type: e.Type, At: e.At.UTC(), User: e.UserID, Payload: payload}
+	}
+	return out, nil
+}
+
+// CaseRoles is the resolver for the caseRoles field.
+func (r *caseResolver) CaseRoles(ctx context.Context, obj *model.Case) ([]string, error) {
+	v, err := loadCase(ctx, obj.ID)
+	if err != nil {
+		return nil, err
+	}
+	return v.CaseRoles, nil
+}
 
 // Tenants is the resolver for the tenants field.
 func (r *meResolver) Tenants(ctx context.Context, obj *model.Me) ([]*model.TenantUser, error) {
@@ -100,6 +168,128 @@ func (r *mutationResolver) DeployDefinition(ctx context.Context, tenant *string,
 		return nil, err
 	}
 	return toDefinition(d), nil
+}
+
+// StartCase is the resolver for the startCase field.
+func (r *mutationResolver) StartCase(ctx context.Context, input model.StartCaseInput) (*model.Case, error) {
+	who, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	in := service.StartCaseInput{Definition: input.Definition, Team: memberInputs(input.Team)}
+	if input.Tenant != nil {
+		in.Tenant = *input.Tenant
+	}
+	if input.CaseInstanceID != nil {
+		in.CaseInstanceID = *input.CaseInstanceID
+	}
+	if input.Debug != nil {
+		in.Debug = *input.Debug
+	}
+	if input.Inputs != nil {
+		m, ok := input.Inputs.(map[string]any)
+		if !ok {
+			return nil, service.E("graphql.startCase", service.Invalid, "inputs must be a JSON object of input parameters by name")
+		}
+		in.Inputs = m
+	}
+	started, err := r.Service.StartCase(ctx, who, in)
+	if err != nil {
+		return nil, err
+	}
+	return caseResult(ctx, started.ID)
+}
+
+// MakePlanItemTransition is the resolver for the makePlanItemTransition field.
+func (r *mutationResolver) MakePlanItemTransition(ctx context.Context, caseID string, planItem string, transition string) (*model.TransitionResult, error) {
+	who, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	_, err = r.Service.MakeTransition(ctx, who, caseID, planItem, transition)
+	return transitionResult(ctx, caseID, err)
+}
+
+// RaiseUserEvent is the resolver for the raiseUserEvent field.
+func (r *mutationResolver) RaiseUserEvent(ctx context.Context, caseID string, event string) (*model.TransitionResult, error) {
+	who, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	_, err = r.Service.MakeTransition(ctx, who, caseID, event, "occur")
+	return transitionResult(ctx, caseID, err)
+}
+
+// CreateCaseFileItem is the resolver for the createCaseFileItem field.
+func (r *mutationResolver) CreateCaseFileItem(ctx context.Context, caseID string, path string, value any) (*model.Case, error) {
+	return r.changeCaseFile(ctx, caseID, service.FileCreate, path, value)
+}
+
+// UpdateCaseFileItem is the resolver for the updateCaseFileItem field.
+func (r *mutationResolver) UpdateCaseFileItem(ctx context.Context, caseID string, path string, value any) (*model.Case, error) {
+	return r.changeCaseFile(ctx, caseID, service.FileUpdate, path, value)
+}
+
+// ReplaceCaseFileItem is the resolver for the replaceCaseFileItem field.
+func (r *mutationResolver) ReplaceCaseFileItem(ctx context.Context, caseID string, path string, value any) (*model.Case, error) {
+	return r.changeCaseFile(ctx, caseID, service.FileReplace, path, value)
+}
+
+// DeleteCaseFileItem is the resolver for the deleteCaseFileItem field.
+func (r *mutationResolver) DeleteCaseFileItem(ctx context.Context, caseID string, path string) (*model.Case, error) {
+	return r.changeCaseFile(ctx, caseID, service.FileDelete, path, nil)
+}
+
+// Case is the resolver for the case field.
+func (r *planItemResolver) Case(ctx context.Context, obj *model.PlanItem) (*model.Case, error) {
+	v, err := loadCase(ctx, obj.CaseID)
+	if err != nil {
+		return nil, err
+	}
+	return toCase(v), nil
+}
+
+// Stage is the resolver for the stage field.
+func (r *planItemResolver) Stage(ctx context.Context, obj *model.PlanItem) (*model.PlanItem, error) {
+	if obj.StageID == "" {
+		return nil, nil
+	}
+	v, err := loadCase(ctx, obj.CaseID)
+	if err != nil {
+		return nil, err
+	}
+	if p := v.State.PlanItem(obj.StageID); p != nil {
+		return toPlanItem(obj.CaseID, p), nil
+	}
+	return nil, nil
+}
+
+// Children is the resolver for the children field.
+func (r *planItemResolver) Children(ctx context.Context, obj *model.PlanItem) ([]*model.PlanItem, error) {
+	v, err := loadCase(ctx, obj.CaseID)
+	if err != nil {
+		return nil, err
+	}
+	out := []*model.PlanItem{}
+	for _, p := range v.State.PlanItems {
+		if p.StageID == obj.ID {
+			out = append(out, toPlanItem(obj.CaseID, p))
+		}
+	}
+	return out, nil
+}
+
+// Documentation is the resolver for the documentation field.
+func (r *planItemResolver) Documentation(ctx context.Context, obj *model.PlanItem) (*string, error) {
+	who, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := r.Service.PlanItemDocumentation(ctx, who, obj.CaseID, obj.ID)
+	if err != nil || doc == nil {
+		return nil, err
+	}
+	return &doc.Text, nil
 }
 
 // Version is the resolver for the version field.
@@ -195,6 +385,70 @@ func (r *queryResolver) ValidateDefinition(ctx context.Context, xml string) (*mo
 	return &model.DefinitionValidation{Valid: len(problems) == 0, Problems: problems}, nil
 }
 
+// Case is the resolver for the case field.
+func (r *queryResolver) Case(ctx context.Context, id string) (*model.Case, error) {
+	if _, err := caller(ctx); err != nil {
+		return nil, err
+	}
+	v, err := loadCase(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return toCase(v), nil
+}
+
+// Cases is the resolver for the cases field.
+func (r *queryResolver) Cases(ctx context.Context, filter *model.CaseFilter, first *int, after *string) (*model.CaseConnection, error) {
+	who, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	offset := 0
+	if after != nil {
+		if offset, err = decodeCursor(*after); err != nil {
+			return nil, err
+		}
+		offset++
+	}
+	n := maxPage
+	if first != nil {
+		n = min(max(*first, 0), maxPage)
+	}
+	q := service.CaseQuery{Offset: offset, NumberOfResults: n + 1}
+	if filter != nil {
+		q.Tenant, q.State, q.CaseName = deref(filter.Tenant), deref(filter.State), deref(filter.CaseName)
+		q.Identifiers, q.SortBy, q.SortOrder = deref(filter.Identifiers), deref(filter.SortBy), deref(filter.SortOrder)
+	}
+	if n == 0 {
+		return &model.CaseConnection{Edges: []*model.CaseEdge{}, PageInfo: &model.PageInfo{}}, nil
+	}
+	recs, err := r.Service.ListCases(ctx, who, q)
+	if err != nil {
+		return nil, err
+	}
+	conn := &model.CaseConnection{Edges: []*model.CaseEdge{}, PageInfo: &model.PageInfo{HasNextPage: len(recs) > n}}
+	for i, rec := range recs[:min(len(recs), n)] {
+		conn.Edges = append(conn.Edges, &model.CaseEdge{Cursor: encodeCursor(offset + i), Node: toCase(service.CaseView{Record: rec})})
+	}
+	if len(conn.Edges) > 0 {
+		conn.PageInfo.EndCursor = &conn.Edges[len(conn.Edges)-1].Cursor
+	}
+	return conn, nil
+}
+
+// PlanItem is the resolver for the planItem field.
+func (r *queryResolver) PlanItem(ctx context.Context, id string) (*model.PlanItem, error) {
+	who, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v, err := r.Service.GetPlanItem(ctx, who, id)
+	if err != nil {
+		return nil, err
+	}
+	return toPlanItem(v.CaseID, v.Item), nil
+}
+
 // Owners is the resolver for the owners field.
 func (r *tenantResolver) Owners(ctx context.Context, obj *model.Tenant) ([]string, error) {
 	who, err := caller(ctx)
@@ -227,11 +481,17 @@ func (r *tenantResolver) DisabledAccounts(ctx context.Context, obj *model.Tenant
 	return r.tenantUsers(ctx, obj.Name, false)
 }
 
+// Case returns graph.CaseResolver implementation.
+func (r *Resolver) Case() graph.CaseResolver { return &caseResolver{r} }
+
 // Me returns graph.MeResolver implementation.
 func (r *Resolver) Me() graph.MeResolver { return &meResolver{r} }
 
 // Mutation returns graph.MutationResolver implementation.
 func (r *Resolver) Mutation() graph.MutationResolver { return &mutationResolver{r} }
+
+// PlanItem returns graph.PlanItemResolver implementation.
+func (r *Resolver) PlanItem() graph.PlanItemResolver { return &planItemResolver{r} }
 
 // Platform returns graph.PlatformResolver implementation.
 func (r *Resolver) Platform() graph.PlatformResolver { return &platformResolver{r} }
@@ -243,8 +503,10 @@ func (r *Resolver) Query() graph.QueryResolver { return &queryResolver{r} }
 func (r *Resolver) Tenant() graph.TenantResolver { return &tenantResolver{r} }
 
 type (
+	caseResolver     struct{ *Resolver }
 	meResolver       struct{ *Resolver }
 	mutationResolver struct{ *Resolver }
+	planItemResolver struct{ *Resolver }
 	platformResolver struct{ *Resolver }
 	queryResolver    struct{ *Resolver }
 	tenantResolver   struct{ *Resolver }

@@ -51,7 +51,10 @@ func decodeJSON(r *http.Request, v any) error {
 func jsonProblem(err error) string {
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
+	var svc *service.Error
 	switch {
+	case errors.As(err, &svc):
+		return svc.Msg
 	case errors.Is(err, io.EOF):
 		return "the body is empty"
 	case errors.As(err, &syntax):
@@ -120,3 +123,5 @@ func (n nullable[T]) ptr() *T {
 	}
 	return &n.Value
 }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -60,6 +60,32 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.Handle("GET /repository/load/{fileName...}", a.authed(a.loadDefinition))
 	mux.HandleFunc("POST /repository/validate", a.validateDefinition)
 	mux.Handle("POST /repository/deploy/{fileName...}", a.authed(a.deployDefinition))
+
+	mux.Handle("POST /cases", a.authed(a.startCase))
+	mux.Handle("POST /cases/{$}", a.authed(a.startCase))
+	mux.Handle("GET /cases", a.authed(a.listCases))
+	mux.Handle("GET /cases/{$}", a.authed(a.listCases))
+	mux.Handle("GET /cases/{caseId}", a.authed(a.getCase))
+	mux.Handle("GET /cases/{caseId}/definition", a.authed(a.caseDefinition))
+	mux.Handle("GET /cases/{caseId}/planitems", a.authed(a.planItems))
+	mux.Handle("GET /cases/{caseId}/planitems/{planItemId}", a.authed(a.planItem))
+	mux.Handle("POST /cases/{caseId}/planitems/{planItem}/{transition}", a.authed(a.makeTransition))
+	mux.Handle("GET /cases/{caseId}/casefile", a.authed(a.caseFile))
+	for _, op := range []struct {
+		method, name string
+		op           service.CaseFileOp
+	}{{"POST", "create", service.FileCreate}, {"PUT", "update", service.FileUpdate}, {"PUT", "replace", service.FileReplace}, {"DELETE", "delete", service.FileDelete}} {
+		h := a.authed(a.changeCaseFile(op.op))
+		mux.Handle(op.method+" /cases/{caseId}/casefile/"+op.name, h)
+		mux.Handle(op.method+" /cases/{caseId}/casefile/"+op.name+"/{path...}", h)
+	}
+	mux.Handle("GET /cases/{caseId}/history/events", a.authed(a.caseHistoryEvents))
+	mux.Handle("GET /cases/{caseId}/history/planitems", a.authed(a.planItemsHistory))
+	mux.Handle("GET /cases/{caseId}/history/planitems/{planItemId}", a.authed(a.planItemHistory))
+	mux.Handle("GET /cases/{caseId}/documentation/planitems/{planItemId}", a.authed(a.planItemDocumentation))
+	mux.Handle("GET /cases/{caseId}/documentation/casefile", a.authed(a.caseFileDocumentation))
+	mux.Handle("GET /identifiers", a.authed(a.identifiers))
+	mux.Handle("GET /identifiers/names", a.authed(a.identifierNames))
 }
 
 // authedHandler is a handler that runs for a verified caller.

@@ -355,6 +355,18 @@ func (c *definitionCache) get(hash string, xml []byte) (*cmmn.Definitions, error
 	return defs, nil
 }
 
+// cached returns the parsed document with the given hash, if cached.
+func (c *definitionCache) cached(hash string) (*cmmn.Definitions, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.byKey[hash]
+	if !ok {
+		return nil, false
+	}
+	c.order.MoveToFront(e)
+	return e.Value.(*cacheEntry).defs, true
+}
+
 func (c *definitionCache) put(hash string, defs *cmmn.Definitions) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

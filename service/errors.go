@@ -24,6 +24,7 @@ const (
 	InvalidState                // valid input, but not in the current state
 	Conflict                    // lost a race too often; try again
 	Unavailable                 // a dependency (database, identity provider) is down
+	NotModified                 // the command changed nothing (REST answers 304)
 )
 
 func (k Kind) String() string {
@@ -42,6 +43,8 @@ func (k Kind) String() string {
 		return "conflict"
 	case Unavailable:
 		return "unavailable"
+	case NotModified:
+		return "not modified"
 	}
 	return "internal"
 }

@@ -4,10 +4,414 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/Khan/genqlient/graphql"
 )
+
+// CaseCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type CaseCase struct {
+	Id     string `json:"id"`
+	Tenant string `json:"tenant"`
+	// The case definition's name.
+	Name string `json:"name"`
+	// The file name of the definition it was started from.
+	Definition string `json:"definition"`
+	// The case plan's state: Active, Suspended, Completed, Terminated, Failed, Closed.
+	State        string    `json:"state"`
+	Failures     int       `json:"failures"`
+	RootCaseId   string    `json:"rootCaseId"`
+	CreatedBy    string    `json:"createdBy"`
+	LastModified time.Time `json:"lastModified"`
+	// The case file: a JSON object keyed by top-level case file item names.
+	CaseFile json.RawMessage `json:"caseFile"`
+	// Roles the definition declares.
+	CaseRoles   []string                                `json:"caseRoles"`
+	Identifiers []CaseCaseIdentifiersBusinessIdentifier `json:"identifiers"`
+	// Plan items in creation order; the first is the case plan.
+	PlanItems []CaseCasePlanItemsPlanItem `json:"planItems"`
+}
+
+// GetId returns CaseCase.Id, and is useful for accessing the field via an interface.
+func (v *CaseCase) GetId() string { return v.Id }
+
+// GetTenant returns CaseCase.Tenant, and is useful for accessing the field via an interface.
+func (v *CaseCase) GetTenant() string { return v.Tenant }
+
+// GetName returns CaseCase.Name, and is useful for accessing the field via an interface.
+func (v *CaseCase) GetName() string { return v.Name }
+
+// GetDefinition returns CaseCase.Definition, and is useful for accessing the field via an interface.
+func (v *CaseCase) GetDefinition() string { return v.Definition }
+
+// GetState returns CaseCase.State, and is useful for accessing the field via an interface.
+func (v *CaseCase) GetState() string { return v.State }
+
+// GetFailures returns CaseCase.Failures, and is useful for accessing the field via an interface.
+func (v *CaseCase) GetFailures() int { return v.Failures }
+
+// GetRootCaseId returns CaseCase.RootCaseId, and is useful for accessing the field via an interface.
+func (v *CaseCase) GetRootCaseId() string { return v.RootCaseId }
+
+// GetCreatedBy returns CaseCase.CreatedBy, and is useful for accessing the field via an interface.
+func (v *CaseCase) GetCreatedBy() string { return v.CreatedBy }
+
+// GetLastModified returns CaseCase.LastModified, and is useful for accessing the field via an interface.
+func (v *CaseCase) GetLastModified() time.Time { return v.LastModified }
+
+// GetCaseFile returns CaseCase.CaseFile, and is useful for accessing the field via an interface.
+func (v *CaseCase) GetCaseFile() json.RawMessage { return v.CaseFile }
+
+// GetCaseRoles returns CaseCase.CaseRoles, and is useful for accessing the field via an interface.
+func (v *CaseCase) GetCaseRoles() []string { return v.CaseRoles }
+
+// GetIdentifiers returns CaseCase.Identifiers, and is useful for accessing the field via an interface.
+func (v *CaseCase) GetIdentifiers() []CaseCaseIdentifiersBusinessIdentifier { return v.Identifiers }
+
+// GetPlanItems returns CaseCase.PlanItems, and is useful for accessing the field via an interface.
+func (v *CaseCase) GetPlanItems() []CaseCasePlanItemsPlanItem { return v.PlanItems }
+
+// CaseCaseIdentifiersBusinessIdentifier includes the requested fields of the GraphQL type BusinessIdentifier.
+type CaseCaseIdentifiersBusinessIdentifier struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// GetName returns CaseCaseIdentifiersBusinessIdentifier.Name, and is useful for accessing the field via an interface.
+func (v *CaseCaseIdentifiersBusinessIdentifier) GetName() string { return v.Name }
+
+// GetValue returns CaseCaseIdentifiersBusinessIdentifier.Value, and is useful for accessing the field via an interface.
+func (v *CaseCaseIdentifiersBusinessIdentifier) GetValue() string { return v.Value }
+
+// CaseCasePlanItemsPlanItem includes the requested fields of the GraphQL type PlanItem.
+type CaseCasePlanItemsPlanItem struct {
+	PlanItemFields `json:"-"`
+}
+
+// GetId returns CaseCasePlanItemsPlanItem.Id, and is useful for accessing the field via an interface.
+func (v *CaseCasePlanItemsPlanItem) GetId() string { return v.PlanItemFields.Id }
+
+// GetName returns CaseCasePlanItemsPlanItem.Name, and is useful for accessing the field via an interface.
+func (v *CaseCasePlanItemsPlanItem) GetName() string { return v.PlanItemFields.Name }
+
+// GetType returns CaseCasePlanItemsPlanItem.Type, and is useful for accessing the field via an interface.
+func (v *CaseCasePlanItemsPlanItem) GetType() string { return v.PlanItemFields.Type }
+
+// GetState returns CaseCasePlanItemsPlanItem.State, and is useful for accessing the field via an interface.
+func (v *CaseCasePlanItemsPlanItem) GetState() string { return v.PlanItemFields.State }
+
+// GetIndex returns CaseCasePlanItemsPlanItem.Index, and is useful for accessing the field via an interface.
+func (v *CaseCasePlanItemsPlanItem) GetIndex() int { return v.PlanItemFields.Index }
+
+// GetTransition returns CaseCasePlanItemsPlanItem.Transition, and is useful for accessing the field via an interface.
+func (v *CaseCasePlanItemsPlanItem) GetTransition() string { return v.PlanItemFields.Transition }
+
+// GetIsRequired returns CaseCasePlanItemsPlanItem.IsRequired, and is useful for accessing the field via an interface.
+func (v *CaseCasePlanItemsPlanItem) GetIsRequired() bool { return v.PlanItemFields.IsRequired }
+
+// GetIsRepeating returns CaseCasePlanItemsPlanItem.IsRepeating, and is useful for accessing the field via an interface.
+func (v *CaseCasePlanItemsPlanItem) GetIsRepeating() bool { return v.PlanItemFields.IsRepeating }
+
+// GetStage returns CaseCasePlanItemsPlanItem.Stage, and is useful for accessing the field via an interface.
+func (v *CaseCasePlanItemsPlanItem) GetStage() *PlanItemFieldsStagePlanItem {
+	return v.PlanItemFields.Stage
+}
+
+func (v *CaseCasePlanItemsPlanItem) UnmarshalJSON(b []byte) error {
+
+	if string(b) == "null" {
+		return nil
+	}
+
+	var firstPass struct {
+		*CaseCasePlanItemsPlanItem
+		graphql.NoUnmarshalJSON
+	}
+	firstPass.CaseCasePlanItemsPlanItem = v
+
+	err := json.Unmarshal(b, &firstPass)
+	if err != nil {
+		return err
+	}
+
+	err = json.Unmarshal(
+		b, &v.PlanItemFields)
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+type __premarshalCaseCasePlanItemsPlanItem struct {
+	Id string `json:"id"`
+
+	Name string `json:"name"`
+
+	Type string `json:"type"`
+
+	State string `json:"state"`
+
+	Index int `json:"index"`
+
+	Transition string `json:"transition"`
+
+	IsRequired bool `json:"isRequired"`
+
+	IsRepeating bool `json:"isRepeating"`
+
+	Stage *PlanItemFieldsStagePlanItem `json:"stage"`
+}
+
+func (v *CaseCasePlanItemsPlanItem) MarshalJSON() ([]byte, error) {
+	premarshaled, err := v.__premarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(premarshaled)
+}
+
+func (v *CaseCasePlanItemsPlanItem) __premarshalJSON() (*__premarshalCaseCasePlanItemsPlanItem, error) {
+	var retval __premarshalCaseCasePlanItemsPlanItem
+
+	retval.Id = v.PlanItemFields.Id
+	retval.Name = v.PlanItemFields.Name
+	retval.Type = v.PlanItemFields.Type
+	retval.State = v.PlanItemFields.State
+	retval.Index = v.PlanItemFields.Index
+	retval.Transition = v.PlanItemFields.Transition
+	retval.IsRequired = v.PlanItemFields.IsRequired
+	retval.IsRepeating = v.PlanItemFields.IsRepeating
+	retval.Stage = v.PlanItemFields.Stage
+	return &retval, nil
+}
+
+type CaseFilter struct {
+	Tenant *string `json:"tenant"`
+	// Case plan state; Failed means cases with failures.
+	State *string `json:"state"`
+	// Case-insensitive part of the case name.
+	CaseName *string `json:"caseName"`
+	// Business identifiers: name=value, name!=value or name, comma-separated.
+	Identifiers *string `json:"identifiers"`
+	// id, casename, state, tenant, failures, createdon, createdby, lastmodified, modifiedby.
+	SortBy *string `json:"sortBy"`
+	// asc, or desc (default).
+	SortOrder *string `json:"sortOrder"`
+}
+
+// GetTenant returns CaseFilter.Tenant, and is useful for accessing the field via an interface.
+func (v *CaseFilter) GetTenant() *string { return v.Tenant }
+
+// GetState returns CaseFilter.State, and is useful for accessing the field via an interface.
+func (v *CaseFilter) GetState() *string { return v.State }
+
+// GetCaseName returns CaseFilter.CaseName, and is useful for accessing the field via an interface.
+func (v *CaseFilter) GetCaseName() *string { return v.CaseName }
+
+// GetIdentifiers returns CaseFilter.Identifiers, and is useful for accessing the field via an interface.
+func (v *CaseFilter) GetIdentifiers() *string { return v.Identifiers }
+
+// GetSortBy returns CaseFilter.SortBy, and is useful for accessing the field via an interface.
+func (v *CaseFilter) GetSortBy() *string { return v.SortBy }
+
+// GetSortOrder returns CaseFilter.SortOrder, and is useful for accessing the field via an interface.
+func (v *CaseFilter) GetSortOrder() *string { return v.SortOrder }
+
+// CaseResponse is returned by Case on success.
+type CaseResponse struct {
+	// A case the caller is in the team of; NOT_FOUND otherwise, as for an unknown id.
+	Case CaseCase `json:"case"`
+}
+
+// GetCase returns CaseResponse.Case, and is useful for accessing the field via an interface.
+func (v *CaseResponse) GetCase() CaseCase { return v.Case }
+
+type CaseTeamMemberInput struct {
+	// A tenant user id, or a tenant role name.
+	MemberId   string      `json:"memberId"`
+	MemberType *MemberType `json:"memberType"`
+	CaseRoles  []string    `json:"caseRoles"`
+	IsOwner    *bool       `json:"isOwner"`
+}
+
+// GetMemberId returns CaseTeamMemberInput.MemberId, and is useful for accessing the field via an interface.
+func (v *CaseTeamMemberInput) GetMemberId() string { return v.MemberId }
+
+// GetMemberType returns CaseTeamMemberInput.MemberType, and is useful for accessing the field via an interface.
+func (v *CaseTeamMemberInput) GetMemberType() *MemberType { return v.MemberType }
+
+// GetCaseRoles returns CaseTeamMemberInput.CaseRoles, and is useful for accessing the field via an interface.
+func (v *CaseTeamMemberInput) GetCaseRoles() []string { return v.CaseRoles }
+
+// GetIsOwner returns CaseTeamMemberInput.IsOwner, and is useful for accessing the field via an interface.
+func (v *CaseTeamMemberInput) GetIsOwner() *bool { return v.IsOwner }
+
+// CaseWithHistoryCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type CaseWithHistoryCase struct {
+	Id string `json:"id"`
+	// The case's events in order.
+	History []CaseWithHistoryCaseHistoryCaseEvent `json:"history"`
+}
+
+// GetId returns CaseWithHistoryCase.Id, and is useful for accessing the field via an interface.
+func (v *CaseWithHistoryCase) GetId() string { return v.Id }
+
+// GetHistory returns CaseWithHistoryCase.History, and is useful for accessing the field via an interface.
+func (v *CaseWithHistoryCase) GetHistory() []CaseWithHistoryCaseHistoryCaseEvent { return v.History }
+
+// CaseWithHistoryCaseHistoryCaseEvent includes the requested fields of the GraphQL type CaseEvent.
+type CaseWithHistoryCaseHistoryCaseEvent struct {
+	SequenceNr int    `json:"sequenceNr"`
+	Type       string `json:"type"`
+	User       string `json:"user"`
+}
+
+// GetSequenceNr returns CaseWithHistoryCaseHistoryCaseEvent.SequenceNr, and is useful for accessing the field via an interface.
+func (v *CaseWithHistoryCaseHistoryCaseEvent) GetSequenceNr() int { return v.SequenceNr }
+
+// GetType returns CaseWithHistoryCaseHistoryCaseEvent.Type, and is useful for accessing the field via an interface.
+func (v *CaseWithHistoryCaseHistoryCaseEvent) GetType() string { return v.Type }
+
+// GetUser returns CaseWithHistoryCaseHistoryCaseEvent.User, and is useful for accessing the field via an interface.
+func (v *CaseWithHistoryCaseHistoryCaseEvent) GetUser() string { return v.User }
+
+// CaseWithHistoryResponse is returned by CaseWithHistory on success.
+type CaseWithHistoryResponse struct {
+	// A case the caller is in the team of; NOT_FOUND otherwise, as for an unknown id.
+	Case CaseWithHistoryCase `json:"case"`
+}
+
+// GetCase returns CaseWithHistoryResponse.Case, and is useful for accessing the field via an interface.
+func (v *CaseWithHistoryResponse) GetCase() CaseWithHistoryCase { return v.Case }
+
+// CasesCasesCaseConnection includes the requested fields of the GraphQL type CaseConnection.
+type CasesCasesCaseConnection struct {
+	Edges    []CasesCasesCaseConnectionEdgesCaseEdge `json:"edges"`
+	PageInfo CasesCasesCaseConnectionPageInfo        `json:"pageInfo"`
+}
+
+// GetEdges returns CasesCasesCaseConnection.Edges, and is useful for accessing the field via an interface.
+func (v *CasesCasesCaseConnection) GetEdges() []CasesCasesCaseConnectionEdgesCaseEdge { return v.Edges }
+
+// GetPageInfo returns CasesCasesCaseConnection.PageInfo, and is useful for accessing the field via an interface.
+func (v *CasesCasesCaseConnection) GetPageInfo() CasesCasesCaseConnectionPageInfo { return v.PageInfo }
+
+// CasesCasesCaseConnectionEdgesCaseEdge includes the requested fields of the GraphQL type CaseEdge.
+type CasesCasesCaseConnectionEdgesCaseEdge struct {
+	Cursor string                                        `json:"cursor"`
+	Node   CasesCasesCaseConnectionEdgesCaseEdgeNodeCase `json:"node"`
+}
+
+// GetCursor returns CasesCasesCaseConnectionEdgesCaseEdge.Cursor, and is useful for accessing the field via an interface.
+func (v *CasesCasesCaseConnectionEdgesCaseEdge) GetCursor() string { return v.Cursor }
+
+// GetNode returns CasesCasesCaseConnectionEdgesCaseEdge.Node, and is useful for accessing the field via an interface.
+func (v *CasesCasesCaseConnectionEdgesCaseEdge) GetNode() CasesCasesCaseConnectionEdgesCaseEdgeNodeCase {
+	return v.Node
+}
+
+// CasesCasesCaseConnectionEdgesCaseEdgeNodeCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type CasesCasesCaseConnectionEdgesCaseEdgeNodeCase struct {
+	Id string `json:"id"`
+	// The case definition's name.
+	Name string `json:"name"`
+	// The case plan's state: Active, Suspended, Completed, Terminated, Failed, Closed.
+	State string `json:"state"`
+	// Plan items in creation order; the first is the case plan.
+	PlanItems []CasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem `json:"planItems"`
+}
+
+// GetId returns CasesCasesCaseConnectionEdgesCaseEdgeNodeCase.Id, and is useful for accessing the field via an interface.
+func (v *CasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetId() string { return v.Id }
+
+// GetName returns CasesCasesCaseConnectionEdgesCaseEdgeNodeCase.Name, and is useful for accessing the field via an interface.
+func (v *CasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetName() string { return v.Name }
+
+// GetState returns CasesCasesCaseConnectionEdgesCaseEdgeNodeCase.State, and is useful for accessing the field via an interface.
+func (v *CasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetState() string { return v.State }
+
+// GetPlanItems returns CasesCasesCaseConnectionEdgesCaseEdgeNodeCase.PlanItems, and is useful for accessing the field via an interface.
+func (v *CasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetPlanItems() []CasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem {
+	return v.PlanItems
+}
+
+// CasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem includes the requested fields of the GraphQL type PlanItem.
+type CasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem struct {
+	Id    string `json:"id"`
+	Name  string `json:"name"`
+	State string `json:"state"`
+}
+
+// GetId returns CasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem.Id, and is useful for accessing the field via an interface.
+func (v *CasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem) GetId() string { return v.Id }
+
+// GetName returns CasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem.Name, and is useful for accessing the field via an interface.
+func (v *CasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem) GetName() string {
+	return v.Name
+}
+
+// GetState returns CasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem.State, and is useful for accessing the field via an interface.
+func (v *CasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem) GetState() string {
+	return v.State
+}
+
+// CasesCasesCaseConnectionPageInfo includes the requested fields of the GraphQL type PageInfo.
+type CasesCasesCaseConnectionPageInfo struct {
+	HasNextPage bool    `json:"hasNextPage"`
+	EndCursor   *string `json:"endCursor"`
+}
+
+// GetHasNextPage returns CasesCasesCaseConnectionPageInfo.HasNextPage, and is useful for accessing the field via an interface.
+func (v *CasesCasesCaseConnectionPageInfo) GetHasNextPage() bool { return v.HasNextPage }
+
+// GetEndCursor returns CasesCasesCaseConnectionPageInfo.EndCursor, and is useful for accessing the field via an interface.
+func (v *CasesCasesCaseConnectionPageInfo) GetEndCursor() *string { return v.EndCursor }
+
+// CasesResponse is returned by Cases on success.
+type CasesResponse struct {
+	// The cases the caller is in the team of, newest change first unless sorted otherwise.
+	Cases CasesCasesCaseConnection `json:"cases"`
+}
+
+// GetCases returns CasesResponse.Cases, and is useful for accessing the field via an interface.
+func (v *CasesResponse) GetCases() CasesCasesCaseConnection { return v.Cases }
+
+// CreateCaseFileItemCreateCaseFileItemCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type CreateCaseFileItemCreateCaseFileItemCase struct {
+	Id string `json:"id"`
+	// The case file: a JSON object keyed by top-level case file item names.
+	CaseFile json.RawMessage `json:"caseFile"`
+}
+
+// GetId returns CreateCaseFileItemCreateCaseFileItemCase.Id, and is useful for accessing the field via an interface.
+func (v *CreateCaseFileItemCreateCaseFileItemCase) GetId() string { return v.Id }
+
+// GetCaseFile returns CreateCaseFileItemCreateCaseFileItemCase.CaseFile, and is useful for accessing the field via an interface.
+func (v *CreateCaseFileItemCreateCaseFileItemCase) GetCaseFile() json.RawMessage { return v.CaseFile }
+
+// CreateCaseFileItemResponse is returned by CreateCaseFileItem on success.
+type CreateCaseFileItemResponse struct {
+	// Create a case file item at a path such as Order or Order/Lines[1]; "" is the whole case file.
+	CreateCaseFileItem CreateCaseFileItemCreateCaseFileItemCase `json:"createCaseFileItem"`
+}
+
+// GetCreateCaseFileItem returns CreateCaseFileItemResponse.CreateCaseFileItem, and is useful for accessing the field via an interface.
+func (v *CreateCaseFileItemResponse) GetCreateCaseFileItem() CreateCaseFileItemCreateCaseFileItemCase {
+	return v.CreateCaseFileItem
+}
 
 // CreateTenantCreateTenant includes the requested fields of the GraphQL type Tenant.
 type CreateTenantCreateTenant struct {
@@ -164,6 +568,33 @@ func (v *DefinitionsResponse) GetDefinitions() []DefinitionsDefinitionsDefinitio
 	return v.Definitions
 }
 
+// DeleteCaseFileItemDeleteCaseFileItemCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type DeleteCaseFileItemDeleteCaseFileItemCase struct {
+	Id string `json:"id"`
+	// The case file: a JSON object keyed by top-level case file item names.
+	CaseFile json.RawMessage `json:"caseFile"`
+}
+
+// GetId returns DeleteCaseFileItemDeleteCaseFileItemCase.Id, and is useful for accessing the field via an interface.
+func (v *DeleteCaseFileItemDeleteCaseFileItemCase) GetId() string { return v.Id }
+
+// GetCaseFile returns DeleteCaseFileItemDeleteCaseFileItemCase.CaseFile, and is useful for accessing the field via an interface.
+func (v *DeleteCaseFileItemDeleteCaseFileItemCase) GetCaseFile() json.RawMessage { return v.CaseFile }
+
+// DeleteCaseFileItemResponse is returned by DeleteCaseFileItem on success.
+type DeleteCaseFileItemResponse struct {
+	// Delete a case file item.
+	DeleteCaseFileItem DeleteCaseFileItemDeleteCaseFileItemCase `json:"deleteCaseFileItem"`
+}
+
+// GetDeleteCaseFileItem returns DeleteCaseFileItemResponse.DeleteCaseFileItem, and is useful for accessing the field via an interface.
+func (v *DeleteCaseFileItemResponse) GetDeleteCaseFileItem() DeleteCaseFileItemDeleteCaseFileItemCase {
+	return v.DeleteCaseFileItem
+}
+
 // DeployDefinitionDeployDefinition includes the requested fields of the GraphQL type Definition.
 // The GraphQL type's documentation follows.
 //
@@ -252,6 +683,180 @@ type EnableTenantResponse struct {
 // GetEnableTenant returns EnableTenantResponse.EnableTenant, and is useful for accessing the field via an interface.
 func (v *EnableTenantResponse) GetEnableTenant() bool { return v.EnableTenant }
 
+// MakePlanItemTransitionMakePlanItemTransitionTransitionResult includes the requested fields of the GraphQL type TransitionResult.
+type MakePlanItemTransitionMakePlanItemTransitionTransitionResult struct {
+	Changed bool                                                             `json:"changed"`
+	Case    MakePlanItemTransitionMakePlanItemTransitionTransitionResultCase `json:"case"`
+}
+
+// GetChanged returns MakePlanItemTransitionMakePlanItemTransitionTransitionResult.Changed, and is useful for accessing the field via an interface.
+func (v *MakePlanItemTransitionMakePlanItemTransitionTransitionResult) GetChanged() bool {
+	return v.Changed
+}
+
+// GetCase returns MakePlanItemTransitionMakePlanItemTransitionTransitionResult.Case, and is useful for accessing the field via an interface.
+func (v *MakePlanItemTransitionMakePlanItemTransitionTransitionResult) GetCase() MakePlanItemTransitionMakePlanItemTransitionTransitionResultCase {
+	return v.Case
+}
+
+// MakePlanItemTransitionMakePlanItemTransitionTransitionResultCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type MakePlanItemTransitionMakePlanItemTransitionTransitionResultCase struct {
+	Id string `json:"id"`
+	// The case plan's state: Active, Suspended, Completed, Terminated, Failed, Closed.
+	State string `json:"state"`
+	// Plan items in creation order; the first is the case plan.
+	PlanItems []MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem `json:"planItems"`
+}
+
+// GetId returns MakePlanItemTransitionMakePlanItemTransitionTransitionResultCase.Id, and is useful for accessing the field via an interface.
+func (v *MakePlanItemTransitionMakePlanItemTransitionTransitionResultCase) GetId() string {
+	return v.Id
+}
+
+// GetState returns MakePlanItemTransitionMakePlanItemTransitionTransitionResultCase.State, and is useful for accessing the field via an interface.
+func (v *MakePlanItemTransitionMakePlanItemTransitionTransitionResultCase) GetState() string {
+	return v.State
+}
+
+// GetPlanItems returns MakePlanItemTransitionMakePlanItemTransitionTransitionResultCase.PlanItems, and is useful for accessing the field via an interface.
+func (v *MakePlanItemTransitionMakePlanItemTransitionTransitionResultCase) GetPlanItems() []MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem {
+	return v.PlanItems
+}
+
+// MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem includes the requested fields of the GraphQL type PlanItem.
+type MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem struct {
+	PlanItemFields `json:"-"`
+}
+
+// GetId returns MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem.Id, and is useful for accessing the field via an interface.
+func (v *MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem) GetId() string {
+	return v.PlanItemFields.Id
+}
+
+// GetName returns MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem.Name, and is useful for accessing the field via an interface.
+func (v *MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem) GetName() string {
+	return v.PlanItemFields.Name
+}
+
+// GetType returns MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem.Type, and is useful for accessing the field via an interface.
+func (v *MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem) GetType() string {
+	return v.PlanItemFields.Type
+}
+
+// GetState returns MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem.State, and is useful for accessing the field via an interface.
+func (v *MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem) GetState() string {
+	return v.PlanItemFields.State
+}
+
+// GetIndex returns MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem.Index, and is useful for accessing the field via an interface.
+func (v *MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem) GetIndex() int {
+	return v.PlanItemFields.Index
+}
+
+// GetTransition returns MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem.Transition, and is useful for accessing the field via an interface.
+func (v *MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem) GetTransition() string {
+	return v.PlanItemFields.Transition
+}
+
+// GetIsRequired returns MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem.IsRequired, and is useful for accessing the field via an interface.
+func (v *MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem) GetIsRequired() bool {
+	return v.PlanItemFields.IsRequired
+}
+
+// GetIsRepeating returns MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem.IsRepeating, and is useful for accessing the field via an interface.
+func (v *MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem) GetIsRepeating() bool {
+	return v.PlanItemFields.IsRepeating
+}
+
+// GetStage returns MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem.Stage, and is useful for accessing the field via an interface.
+func (v *MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem) GetStage() *PlanItemFieldsStagePlanItem {
+	return v.PlanItemFields.Stage
+}
+
+func (v *MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem) UnmarshalJSON(b []byte) error {
+
+	if string(b) == "null" {
+		return nil
+	}
+
+	var firstPass struct {
+		*MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem
+		graphql.NoUnmarshalJSON
+	}
+	firstPass.MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem = v
+
+	err := json.Unmarshal(b, &firstPass)
+	if err != nil {
+		return err
+	}
+
+	err = json.Unmarshal(
+		b, &v.PlanItemFields)
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+type __premarshalMakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem struct {
+	Id string `json:"id"`
+
+	Name string `json:"name"`
+
+	Type string `json:"type"`
+
+	State string `json:"state"`
+
+	Index int `json:"index"`
+
+	Transition string `json:"transition"`
+
+	IsRequired bool `json:"isRequired"`
+
+	IsRepeating bool `json:"isRepeating"`
+
+	Stage *PlanItemFieldsStagePlanItem `json:"stage"`
+}
+
+func (v *MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem) MarshalJSON() ([]byte, error) {
+	premarshaled, err := v.__premarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(premarshaled)
+}
+
+func (v *MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem) __premarshalJSON() (*__premarshalMakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem, error) {
+	var retval __premarshalMakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem
+
+	retval.Id = v.PlanItemFields.Id
+	retval.Name = v.PlanItemFields.Name
+	retval.Type = v.PlanItemFields.Type
+	retval.State = v.PlanItemFields.State
+	retval.Index = v.PlanItemFields.Index
+	retval.Transition = v.PlanItemFields.Transition
+	retval.IsRequired = v.PlanItemFields.IsRequired
+	retval.IsRepeating = v.PlanItemFields.IsRepeating
+	retval.Stage = v.PlanItemFields.Stage
+	return &retval, nil
+}
+
+// MakePlanItemTransitionResponse is returned by MakePlanItemTransition on success.
+type MakePlanItemTransitionResponse struct {
+	// Apply a transition (complete, suspend, manualStart, occur, …; any case) to
+	// the plan items with this id or name. The returned case shows the result;
+	// changed is false when nothing changed.
+	MakePlanItemTransition MakePlanItemTransitionMakePlanItemTransitionTransitionResult `json:"makePlanItemTransition"`
+}
+
+// GetMakePlanItemTransition returns MakePlanItemTransitionResponse.MakePlanItemTransition, and is useful for accessing the field via an interface.
+func (v *MakePlanItemTransitionResponse) GetMakePlanItemTransition() MakePlanItemTransitionMakePlanItemTransitionTransitionResult {
+	return v.MakePlanItemTransition
+}
+
 // MeMe includes the requested fields of the GraphQL type Me.
 // The GraphQL type's documentation follows.
 //
@@ -312,6 +917,226 @@ type MeResponse struct {
 
 // GetMe returns MeResponse.Me, and is useful for accessing the field via an interface.
 func (v *MeResponse) GetMe() MeMe { return v.Me }
+
+type MemberType string
+
+const (
+	MemberTypeUser MemberType = "USER"
+	MemberTypeRole MemberType = "ROLE"
+)
+
+var AllMemberType = []MemberType{
+	MemberTypeUser,
+	MemberTypeRole,
+}
+
+// PlanItemFields includes the GraphQL fields of PlanItem requested by the fragment PlanItemFields.
+type PlanItemFields struct {
+	Id   string `json:"id"`
+	Name string `json:"name"`
+	// CasePlan, Stage, HumanTask, CaseTask, ProcessTask, Milestone, UserEvent or TimerEvent.
+	Type  string `json:"type"`
+	State string `json:"state"`
+	// Repetition index, from 0.
+	Index int `json:"index"`
+	// The last transition, e.g. Create, Start, Complete.
+	Transition  string `json:"transition"`
+	IsRequired  bool   `json:"isRequired"`
+	IsRepeating bool   `json:"isRepeating"`
+	// The stage the item is in; null for the case plan.
+	Stage *PlanItemFieldsStagePlanItem `json:"stage"`
+}
+
+// GetId returns PlanItemFields.Id, and is useful for accessing the field via an interface.
+func (v *PlanItemFields) GetId() string { return v.Id }
+
+// GetName returns PlanItemFields.Name, and is useful for accessing the field via an interface.
+func (v *PlanItemFields) GetName() string { return v.Name }
+
+// GetType returns PlanItemFields.Type, and is useful for accessing the field via an interface.
+func (v *PlanItemFields) GetType() string { return v.Type }
+
+// GetState returns PlanItemFields.State, and is useful for accessing the field via an interface.
+func (v *PlanItemFields) GetState() string { return v.State }
+
+// GetIndex returns PlanItemFields.Index, and is useful for accessing the field via an interface.
+func (v *PlanItemFields) GetIndex() int { return v.Index }
+
+// GetTransition returns PlanItemFields.Transition, and is useful for accessing the field via an interface.
+func (v *PlanItemFields) GetTransition() string { return v.Transition }
+
+// GetIsRequired returns PlanItemFields.IsRequired, and is useful for accessing the field via an interface.
+func (v *PlanItemFields) GetIsRequired() bool { return v.IsRequired }
+
+// GetIsRepeating returns PlanItemFields.IsRepeating, and is useful for accessing the field via an interface.
+func (v *PlanItemFields) GetIsRepeating() bool { return v.IsRepeating }
+
+// GetStage returns PlanItemFields.Stage, and is useful for accessing the field via an interface.
+func (v *PlanItemFields) GetStage() *PlanItemFieldsStagePlanItem { return v.Stage }
+
+// PlanItemFieldsStagePlanItem includes the requested fields of the GraphQL type PlanItem.
+type PlanItemFieldsStagePlanItem struct {
+	Id   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// GetId returns PlanItemFieldsStagePlanItem.Id, and is useful for accessing the field via an interface.
+func (v *PlanItemFieldsStagePlanItem) GetId() string { return v.Id }
+
+// GetName returns PlanItemFieldsStagePlanItem.Name, and is useful for accessing the field via an interface.
+func (v *PlanItemFieldsStagePlanItem) GetName() string { return v.Name }
+
+// PlanItemPlanItem includes the requested fields of the GraphQL type PlanItem.
+type PlanItemPlanItem struct {
+	PlanItemFields `json:"-"`
+	// The items of a stage or the case plan.
+	Children []PlanItemPlanItemChildrenPlanItem `json:"children"`
+	Case     PlanItemPlanItemCase               `json:"case"`
+}
+
+// GetChildren returns PlanItemPlanItem.Children, and is useful for accessing the field via an interface.
+func (v *PlanItemPlanItem) GetChildren() []PlanItemPlanItemChildrenPlanItem { return v.Children }
+
+// GetCase returns PlanItemPlanItem.Case, and is useful for accessing the field via an interface.
+func (v *PlanItemPlanItem) GetCase() PlanItemPlanItemCase { return v.Case }
+
+// GetId returns PlanItemPlanItem.Id, and is useful for accessing the field via an interface.
+func (v *PlanItemPlanItem) GetId() string { return v.PlanItemFields.Id }
+
+// GetName returns PlanItemPlanItem.Name, and is useful for accessing the field via an interface.
+func (v *PlanItemPlanItem) GetName() string { return v.PlanItemFields.Name }
+
+// GetType returns PlanItemPlanItem.Type, and is useful for accessing the field via an interface.
+func (v *PlanItemPlanItem) GetType() string { return v.PlanItemFields.Type }
+
+// GetState returns PlanItemPlanItem.State, and is useful for accessing the field via an interface.
+func (v *PlanItemPlanItem) GetState() string { return v.PlanItemFields.State }
+
+// GetIndex returns PlanItemPlanItem.Index, and is useful for accessing the field via an interface.
+func (v *PlanItemPlanItem) GetIndex() int { return v.PlanItemFields.Index }
+
+// GetTransition returns PlanItemPlanItem.Transition, and is useful for accessing the field via an interface.
+func (v *PlanItemPlanItem) GetTransition() string { return v.PlanItemFields.Transition }
+
+// GetIsRequired returns PlanItemPlanItem.IsRequired, and is useful for accessing the field via an interface.
+func (v *PlanItemPlanItem) GetIsRequired() bool { return v.PlanItemFields.IsRequired }
+
+// GetIsRepeating returns PlanItemPlanItem.IsRepeating, and is useful for accessing the field via an interface.
+func (v *PlanItemPlanItem) GetIsRepeating() bool { return v.PlanItemFields.IsRepeating }
+
+// GetStage returns PlanItemPlanItem.Stage, and is useful for accessing the field via an interface.
+func (v *PlanItemPlanItem) GetStage() *PlanItemFieldsStagePlanItem { return v.PlanItemFields.Stage }
+
+func (v *PlanItemPlanItem) UnmarshalJSON(b []byte) error {
+
+	if string(b) == "null" {
+		return nil
+	}
+
+	var firstPass struct {
+		*PlanItemPlanItem
+		graphql.NoUnmarshalJSON
+	}
+	firstPass.PlanItemPlanItem = v
+
+	err := json.Unmarshal(b, &firstPass)
+	if err != nil {
+		return err
+	}
+
+	err = json.Unmarshal(
+		b, &v.PlanItemFields)
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+type __premarshalPlanItemPlanItem struct {
+	Children []PlanItemPlanItemChildrenPlanItem `json:"children"`
+
+	Case PlanItemPlanItemCase `json:"case"`
+
+	Id string `json:"id"`
+
+	Name string `json:"name"`
+
+	Type string `json:"type"`
+
+	State string `json:"state"`
+
+	Index int `json:"index"`
+
+	Transition string `json:"transition"`
+
+	IsRequired bool `json:"isRequired"`
+
+	IsRepeating bool `json:"isRepeating"`
+
+	Stage *PlanItemFieldsStagePlanItem `json:"stage"`
+}
+
+func (v *PlanItemPlanItem) MarshalJSON() ([]byte, error) {
+	premarshaled, err := v.__premarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(premarshaled)
+}
+
+func (v *PlanItemPlanItem) __premarshalJSON() (*__premarshalPlanItemPlanItem, error) {
+	var retval __premarshalPlanItemPlanItem
+
+	retval.Children = v.Children
+	retval.Case = v.Case
+	retval.Id = v.PlanItemFields.Id
+	retval.Name = v.PlanItemFields.Name
+	retval.Type = v.PlanItemFields.Type
+	retval.State = v.PlanItemFields.State
+	retval.Index = v.PlanItemFields.Index
+	retval.Transition = v.PlanItemFields.Transition
+	retval.IsRequired = v.PlanItemFields.IsRequired
+	retval.IsRepeating = v.PlanItemFields.IsRepeating
+	retval.Stage = v.PlanItemFields.Stage
+	return &retval, nil
+}
+
+// PlanItemPlanItemCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type PlanItemPlanItemCase struct {
+	Id string `json:"id"`
+	// The case plan's state: Active, Suspended, Completed, Terminated, Failed, Closed.
+	State string `json:"state"`
+}
+
+// GetId returns PlanItemPlanItemCase.Id, and is useful for accessing the field via an interface.
+func (v *PlanItemPlanItemCase) GetId() string { return v.Id }
+
+// GetState returns PlanItemPlanItemCase.State, and is useful for accessing the field via an interface.
+func (v *PlanItemPlanItemCase) GetState() string { return v.State }
+
+// PlanItemPlanItemChildrenPlanItem includes the requested fields of the GraphQL type PlanItem.
+type PlanItemPlanItemChildrenPlanItem struct {
+	Id   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// GetId returns PlanItemPlanItemChildrenPlanItem.Id, and is useful for accessing the field via an interface.
+func (v *PlanItemPlanItemChildrenPlanItem) GetId() string { return v.Id }
+
+// GetName returns PlanItemPlanItemChildrenPlanItem.Name, and is useful for accessing the field via an interface.
+func (v *PlanItemPlanItemChildrenPlanItem) GetName() string { return v.Name }
+
+// PlanItemResponse is returned by PlanItem on success.
+type PlanItemResponse struct {
+	// A plan item of a case the caller is in the team of; NOT_FOUND otherwise.
+	PlanItem PlanItemPlanItem `json:"planItem"`
+}
+
+// GetPlanItem returns PlanItemResponse.PlanItem, and is useful for accessing the field via an interface.
+func (v *PlanItemResponse) GetPlanItem() PlanItemPlanItem { return v.PlanItem }
 
 // PlatformInfoPlatform includes the requested fields of the GraphQL type Platform.
 type PlatformInfoPlatform struct {
@@ -390,6 +1215,47 @@ type PlatformInfoResponse struct {
 // GetPlatform returns PlatformInfoResponse.Platform, and is useful for accessing the field via an interface.
 func (v *PlatformInfoResponse) GetPlatform() PlatformInfoPlatform { return v.Platform }
 
+// RaiseUserEventRaiseUserEventTransitionResult includes the requested fields of the GraphQL type TransitionResult.
+type RaiseUserEventRaiseUserEventTransitionResult struct {
+	Changed bool                                             `json:"changed"`
+	Case    RaiseUserEventRaiseUserEventTransitionResultCase `json:"case"`
+}
+
+// GetChanged returns RaiseUserEventRaiseUserEventTransitionResult.Changed, and is useful for accessing the field via an interface.
+func (v *RaiseUserEventRaiseUserEventTransitionResult) GetChanged() bool { return v.Changed }
+
+// GetCase returns RaiseUserEventRaiseUserEventTransitionResult.Case, and is useful for accessing the field via an interface.
+func (v *RaiseUserEventRaiseUserEventTransitionResult) GetCase() RaiseUserEventRaiseUserEventTransitionResultCase {
+	return v.Case
+}
+
+// RaiseUserEventRaiseUserEventTransitionResultCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type RaiseUserEventRaiseUserEventTransitionResultCase struct {
+	Id string `json:"id"`
+	// The case plan's state: Active, Suspended, Completed, Terminated, Failed, Closed.
+	State string `json:"state"`
+}
+
+// GetId returns RaiseUserEventRaiseUserEventTransitionResultCase.Id, and is useful for accessing the field via an interface.
+func (v *RaiseUserEventRaiseUserEventTransitionResultCase) GetId() string { return v.Id }
+
+// GetState returns RaiseUserEventRaiseUserEventTransitionResultCase.State, and is useful for accessing the field via an interface.
+func (v *RaiseUserEventRaiseUserEventTransitionResultCase) GetState() string { return v.State }
+
+// RaiseUserEventResponse is returned by RaiseUserEvent on success.
+type RaiseUserEventResponse struct {
+	// Raise a user event by id or name (the occur transition).
+	RaiseUserEvent RaiseUserEventRaiseUserEventTransitionResult `json:"raiseUserEvent"`
+}
+
+// GetRaiseUserEvent returns RaiseUserEventResponse.RaiseUserEvent, and is useful for accessing the field via an interface.
+func (v *RaiseUserEventResponse) GetRaiseUserEvent() RaiseUserEventRaiseUserEventTransitionResult {
+	return v.RaiseUserEvent
+}
+
 // RemoveTenantUserResponse is returned by RemoveTenantUser on success.
 type RemoveTenantUserResponse struct {
 	// Remove a user from a tenant (a no-op for an unknown user). Tenant owners only.
@@ -398,6 +1264,33 @@ type RemoveTenantUserResponse struct {
 
 // GetRemoveTenantUser returns RemoveTenantUserResponse.RemoveTenantUser, and is useful for accessing the field via an interface.
 func (v *RemoveTenantUserResponse) GetRemoveTenantUser() bool { return v.RemoveTenantUser }
+
+// ReplaceCaseFileItemReplaceCaseFileItemCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type ReplaceCaseFileItemReplaceCaseFileItemCase struct {
+	Id string `json:"id"`
+	// The case file: a JSON object keyed by top-level case file item names.
+	CaseFile json.RawMessage `json:"caseFile"`
+}
+
+// GetId returns ReplaceCaseFileItemReplaceCaseFileItemCase.Id, and is useful for accessing the field via an interface.
+func (v *ReplaceCaseFileItemReplaceCaseFileItemCase) GetId() string { return v.Id }
+
+// GetCaseFile returns ReplaceCaseFileItemReplaceCaseFileItemCase.CaseFile, and is useful for accessing the field via an interface.
+func (v *ReplaceCaseFileItemReplaceCaseFileItemCase) GetCaseFile() json.RawMessage { return v.CaseFile }
+
+// ReplaceCaseFileItemResponse is returned by ReplaceCaseFileItem on success.
+type ReplaceCaseFileItemResponse struct {
+	// Replace a case file item.
+	ReplaceCaseFileItem ReplaceCaseFileItemReplaceCaseFileItemCase `json:"replaceCaseFileItem"`
+}
+
+// GetReplaceCaseFileItem returns ReplaceCaseFileItemResponse.ReplaceCaseFileItem, and is useful for accessing the field via an interface.
+func (v *ReplaceCaseFileItemResponse) GetReplaceCaseFileItem() ReplaceCaseFileItemReplaceCaseFileItemCase {
+	return v.ReplaceCaseFileItem
+}
 
 // ReplaceTenantUsersReplaceTenantUsersTenant includes the requested fields of the GraphQL type Tenant.
 type ReplaceTenantUsersReplaceTenantUsersTenant struct {
@@ -477,6 +1370,181 @@ func (v *SetTenantUserSetTenantUser) GetName() string { return v.Name }
 
 // GetEmail returns SetTenantUserSetTenantUser.Email, and is useful for accessing the field via an interface.
 func (v *SetTenantUserSetTenantUser) GetEmail() string { return v.Email }
+
+type StartCaseInput struct {
+	// Name of a definition deployed to the tenant, with or without .xml.
+	Definition string `json:"definition"`
+	// Default: the configured default tenant.
+	Tenant *string `json:"tenant"`
+	// Generated when absent.
+	CaseInstanceId *string `json:"caseInstanceId"`
+	// Case input parameters by name.
+	Inputs *json.RawMessage `json:"inputs"`
+	// Without a team the caller is its only member and owner.
+	Team  []CaseTeamMemberInput `json:"team"`
+	Debug *bool                 `json:"debug"`
+}
+
+// GetDefinition returns StartCaseInput.Definition, and is useful for accessing the field via an interface.
+func (v *StartCaseInput) GetDefinition() string { return v.Definition }
+
+// GetTenant returns StartCaseInput.Tenant, and is useful for accessing the field via an interface.
+func (v *StartCaseInput) GetTenant() *string { return v.Tenant }
+
+// GetCaseInstanceId returns StartCaseInput.CaseInstanceId, and is useful for accessing the field via an interface.
+func (v *StartCaseInput) GetCaseInstanceId() *string { return v.CaseInstanceId }
+
+// GetInputs returns StartCaseInput.Inputs, and is useful for accessing the field via an interface.
+func (v *StartCaseInput) GetInputs() *json.RawMessage { return v.Inputs }
+
+// GetTeam returns StartCaseInput.Team, and is useful for accessing the field via an interface.
+func (v *StartCaseInput) GetTeam() []CaseTeamMemberInput { return v.Team }
+
+// GetDebug returns StartCaseInput.Debug, and is useful for accessing the field via an interface.
+func (v *StartCaseInput) GetDebug() *bool { return v.Debug }
+
+// StartCaseResponse is returned by StartCase on success.
+type StartCaseResponse struct {
+	// Start a case of a deployed definition. Without a team the caller is its only member and owner.
+	StartCase StartCaseStartCase `json:"startCase"`
+}
+
+// GetStartCase returns StartCaseResponse.StartCase, and is useful for accessing the field via an interface.
+func (v *StartCaseResponse) GetStartCase() StartCaseStartCase { return v.StartCase }
+
+// StartCaseStartCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type StartCaseStartCase struct {
+	Id string `json:"id"`
+	// The case definition's name.
+	Name string `json:"name"`
+	// The case plan's state: Active, Suspended, Completed, Terminated, Failed, Closed.
+	State string `json:"state"`
+	// Plan items in creation order; the first is the case plan.
+	PlanItems []StartCaseStartCasePlanItemsPlanItem `json:"planItems"`
+}
+
+// GetId returns StartCaseStartCase.Id, and is useful for accessing the field via an interface.
+func (v *StartCaseStartCase) GetId() string { return v.Id }
+
+// GetName returns StartCaseStartCase.Name, and is useful for accessing the field via an interface.
+func (v *StartCaseStartCase) GetName() string { return v.Name }
+
+// GetState returns StartCaseStartCase.State, and is useful for accessing the field via an interface.
+func (v *StartCaseStartCase) GetState() string { return v.State }
+
+// GetPlanItems returns StartCaseStartCase.PlanItems, and is useful for accessing the field via an interface.
+func (v *StartCaseStartCase) GetPlanItems() []StartCaseStartCasePlanItemsPlanItem { return v.PlanItems }
+
+// StartCaseStartCasePlanItemsPlanItem includes the requested fields of the GraphQL type PlanItem.
+type StartCaseStartCasePlanItemsPlanItem struct {
+	PlanItemFields `json:"-"`
+}
+
+// GetId returns StartCaseStartCasePlanItemsPlanItem.Id, and is useful for accessing the field via an interface.
+func (v *StartCaseStartCasePlanItemsPlanItem) GetId() string { return v.PlanItemFields.Id }
+
+// GetName returns StartCaseStartCasePlanItemsPlanItem.Name, and is useful for accessing the field via an interface.
+func (v *StartCaseStartCasePlanItemsPlanItem) GetName() string { return v.PlanItemFields.Name }
+
+// GetType returns StartCaseStartCasePlanItemsPlanItem.Type, and is useful for accessing the field via an interface.
+func (v *StartCaseStartCasePlanItemsPlanItem) GetType() string { return v.PlanItemFields.Type }
+
+// GetState returns StartCaseStartCasePlanItemsPlanItem.State, and is useful for accessing the field via an interface.
+func (v *StartCaseStartCasePlanItemsPlanItem) GetState() string { return v.PlanItemFields.State }
+
+// GetIndex returns StartCaseStartCasePlanItemsPlanItem.Index, and is useful for accessing the field via an interface.
+func (v *StartCaseStartCasePlanItemsPlanItem) GetIndex() int { return v.PlanItemFields.Index }
+
+// GetTransition returns StartCaseStartCasePlanItemsPlanItem.Transition, and is useful for accessing the field via an interface.
+func (v *StartCaseStartCasePlanItemsPlanItem) GetTransition() string {
+	return v.PlanItemFields.Transition
+}
+
+// GetIsRequired returns StartCaseStartCasePlanItemsPlanItem.IsRequired, and is useful for accessing the field via an interface.
+func (v *StartCaseStartCasePlanItemsPlanItem) GetIsRequired() bool {
+	return v.PlanItemFields.IsRequired
+}
+
+// GetIsRepeating returns StartCaseStartCasePlanItemsPlanItem.IsRepeating, and is useful for accessing the field via an interface.
+func (v *StartCaseStartCasePlanItemsPlanItem) GetIsRepeating() bool {
+	return v.PlanItemFields.IsRepeating
+}
+
+// GetStage returns StartCaseStartCasePlanItemsPlanItem.Stage, and is useful for accessing the field via an interface.
+func (v *StartCaseStartCasePlanItemsPlanItem) GetStage() *PlanItemFieldsStagePlanItem {
+	return v.PlanItemFields.Stage
+}
+
+func (v *StartCaseStartCasePlanItemsPlanItem) UnmarshalJSON(b []byte) error {
+
+	if string(b) == "null" {
+		return nil
+	}
+
+	var firstPass struct {
+		*StartCaseStartCasePlanItemsPlanItem
+		graphql.NoUnmarshalJSON
+	}
+	firstPass.StartCaseStartCasePlanItemsPlanItem = v
+
+	err := json.Unmarshal(b, &firstPass)
+	if err != nil {
+		return err
+	}
+
+	err = json.Unmarshal(
+		b, &v.PlanItemFields)
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+type __premarshalStartCaseStartCasePlanItemsPlanItem struct {
+	Id string `json:"id"`
+
+	Name string `json:"name"`
+
+	Type string `json:"type"`
+
+	State string `json:"state"`
+
+	Index int `json:"index"`
+
+	Transition string `json:"transition"`
+
+	IsRequired bool `json:"isRequired"`
+
+	IsRepeating bool `json:"isRepeating"`
+
+	Stage *PlanItemFieldsStagePlanItem `json:"stage"`
+}
+
+func (v *StartCaseStartCasePlanItemsPlanItem) MarshalJSON() ([]byte, error) {
+	premarshaled, err := v.__premarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(premarshaled)
+}
+
+func (v *StartCaseStartCasePlanItemsPlanItem) __premarshalJSON() (*__premarshalStartCaseStartCasePlanItemsPlanItem, error) {
+	var retval __premarshalStartCaseStartCasePlanItemsPlanItem
+
+	retval.Id = v.PlanItemFields.Id
+	retval.Name = v.PlanItemFields.Name
+	retval.Type = v.PlanItemFields.Type
+	retval.State = v.PlanItemFields.State
+	retval.Index = v.PlanItemFields.Index
+	retval.Transition = v.PlanItemFields.Transition
+	retval.IsRequired = v.PlanItemFields.IsRequired
+	retval.IsRepeating = v.PlanItemFields.IsRepeating
+	retval.Stage = v.PlanItemFields.Stage
+	return &retval, nil
+}
 
 // TenantOwnersResponse is returned by TenantOwners on success.
 type TenantOwnersResponse struct {
@@ -620,6 +1688,33 @@ func (v *TenantUserTenantUser) GetIsOwner() bool { return v.IsOwner }
 // GetEnabled returns TenantUserTenantUser.Enabled, and is useful for accessing the field via an interface.
 func (v *TenantUserTenantUser) GetEnabled() bool { return v.Enabled }
 
+// UpdateCaseFileItemResponse is returned by UpdateCaseFileItem on success.
+type UpdateCaseFileItemResponse struct {
+	// Merge a value into a case file item.
+	UpdateCaseFileItem UpdateCaseFileItemUpdateCaseFileItemCase `json:"updateCaseFileItem"`
+}
+
+// GetUpdateCaseFileItem returns UpdateCaseFileItemResponse.UpdateCaseFileItem, and is useful for accessing the field via an interface.
+func (v *UpdateCaseFileItemResponse) GetUpdateCaseFileItem() UpdateCaseFileItemUpdateCaseFileItemCase {
+	return v.UpdateCaseFileItem
+}
+
+// UpdateCaseFileItemUpdateCaseFileItemCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type UpdateCaseFileItemUpdateCaseFileItemCase struct {
+	Id string `json:"id"`
+	// The case file: a JSON object keyed by top-level case file item names.
+	CaseFile json.RawMessage `json:"caseFile"`
+}
+
+// GetId returns UpdateCaseFileItemUpdateCaseFileItemCase.Id, and is useful for accessing the field via an interface.
+func (v *UpdateCaseFileItemUpdateCaseFileItemCase) GetId() string { return v.Id }
+
+// GetCaseFile returns UpdateCaseFileItemUpdateCaseFileItemCase.CaseFile, and is useful for accessing the field via an interface.
+func (v *UpdateCaseFileItemUpdateCaseFileItemCase) GetCaseFile() json.RawMessage { return v.CaseFile }
+
 // ValidateDefinitionResponse is returned by ValidateDefinition on success.
 type ValidateDefinitionResponse struct {
 	// Parse and validate a CMMN definitions document; needs no token and stores nothing.
@@ -645,6 +1740,54 @@ func (v *ValidateDefinitionValidateDefinitionDefinitionValidation) GetValid() bo
 func (v *ValidateDefinitionValidateDefinitionDefinitionValidation) GetProblems() []string {
 	return v.Problems
 }
+
+// __CaseInput is used internally by genqlient
+type __CaseInput struct {
+	Id string `json:"id"`
+}
+
+// GetId returns __CaseInput.Id, and is useful for accessing the field via an interface.
+func (v *__CaseInput) GetId() string { return v.Id }
+
+// __CaseWithHistoryInput is used internally by genqlient
+type __CaseWithHistoryInput struct {
+	Id string `json:"id"`
+}
+
+// GetId returns __CaseWithHistoryInput.Id, and is useful for accessing the field via an interface.
+func (v *__CaseWithHistoryInput) GetId() string { return v.Id }
+
+// __CasesInput is used internally by genqlient
+type __CasesInput struct {
+	Filter *CaseFilter `json:"filter"`
+	First  *int        `json:"first"`
+	After  *string     `json:"after"`
+}
+
+// GetFilter returns __CasesInput.Filter, and is useful for accessing the field via an interface.
+func (v *__CasesInput) GetFilter() *CaseFilter { return v.Filter }
+
+// GetFirst returns __CasesInput.First, and is useful for accessing the field via an interface.
+func (v *__CasesInput) GetFirst() *int { return v.First }
+
+// GetAfter returns __CasesInput.After, and is useful for accessing the field via an interface.
+func (v *__CasesInput) GetAfter() *string { return v.After }
+
+// __CreateCaseFileItemInput is used internally by genqlient
+type __CreateCaseFileItemInput struct {
+	CaseId string          `json:"caseId"`
+	Path   string          `json:"path"`
+	Value  json.RawMessage `json:"value"`
+}
+
+// GetCaseId returns __CreateCaseFileItemInput.CaseId, and is useful for accessing the field via an interface.
+func (v *__CreateCaseFileItemInput) GetCaseId() string { return v.CaseId }
+
+// GetPath returns __CreateCaseFileItemInput.Path, and is useful for accessing the field via an interface.
+func (v *__CreateCaseFileItemInput) GetPath() string { return v.Path }
+
+// GetValue returns __CreateCaseFileItemInput.Value, and is useful for accessing the field via an interface.
+func (v *__CreateCaseFileItemInput) GetValue() json.RawMessage { return v.Value }
 
 // __CreateTenantInput is used internally by genqlient
 type __CreateTenantInput struct {
@@ -673,6 +1816,18 @@ type __DefinitionsInput struct {
 
 // GetTenant returns __DefinitionsInput.Tenant, and is useful for accessing the field via an interface.
 func (v *__DefinitionsInput) GetTenant() *string { return v.Tenant }
+
+// __DeleteCaseFileItemInput is used internally by genqlient
+type __DeleteCaseFileItemInput struct {
+	CaseId string `json:"caseId"`
+	Path   string `json:"path"`
+}
+
+// GetCaseId returns __DeleteCaseFileItemInput.CaseId, and is useful for accessing the field via an interface.
+func (v *__DeleteCaseFileItemInput) GetCaseId() string { return v.CaseId }
+
+// GetPath returns __DeleteCaseFileItemInput.Path, and is useful for accessing the field via an interface.
+func (v *__DeleteCaseFileItemInput) GetPath() string { return v.Path }
 
 // __DeployDefinitionInput is used internally by genqlient
 type __DeployDefinitionInput struct {
@@ -714,6 +1869,42 @@ type __EnableTenantInput struct {
 // GetName returns __EnableTenantInput.Name, and is useful for accessing the field via an interface.
 func (v *__EnableTenantInput) GetName() string { return v.Name }
 
+// __MakePlanItemTransitionInput is used internally by genqlient
+type __MakePlanItemTransitionInput struct {
+	CaseId     string `json:"caseId"`
+	PlanItem   string `json:"planItem"`
+	Transition string `json:"transition"`
+}
+
+// GetCaseId returns __MakePlanItemTransitionInput.CaseId, and is useful for accessing the field via an interface.
+func (v *__MakePlanItemTransitionInput) GetCaseId() string { return v.CaseId }
+
+// GetPlanItem returns __MakePlanItemTransitionInput.PlanItem, and is useful for accessing the field via an interface.
+func (v *__MakePlanItemTransitionInput) GetPlanItem() string { return v.PlanItem }
+
+// GetTransition returns __MakePlanItemTransitionInput.Transition, and is useful for accessing the field via an interface.
+func (v *__MakePlanItemTransitionInput) GetTransition() string { return v.Transition }
+
+// __PlanItemInput is used internally by genqlient
+type __PlanItemInput struct {
+	Id string `json:"id"`
+}
+
+// GetId returns __PlanItemInput.Id, and is useful for accessing the field via an interface.
+func (v *__PlanItemInput) GetId() string { return v.Id }
+
+// __RaiseUserEventInput is used internally by genqlient
+type __RaiseUserEventInput struct {
+	CaseId string `json:"caseId"`
+	Event  string `json:"event"`
+}
+
+// GetCaseId returns __RaiseUserEventInput.CaseId, and is useful for accessing the field via an interface.
+func (v *__RaiseUserEventInput) GetCaseId() string { return v.CaseId }
+
+// GetEvent returns __RaiseUserEventInput.Event, and is useful for accessing the field via an interface.
+func (v *__RaiseUserEventInput) GetEvent() string { return v.Event }
+
 // __RemoveTenantUserInput is used internally by genqlient
 type __RemoveTenantUserInput struct {
 	Tenant string `json:"tenant"`
@@ -725,6 +1916,22 @@ func (v *__RemoveTenantUserInput) GetTenant() string { return v.Tenant }
 
 // GetUserId returns __RemoveTenantUserInput.UserId, and is useful for accessing the field via an interface.
 func (v *__RemoveTenantUserInput) GetUserId() string { return v.UserId }
+
+// __ReplaceCaseFileItemInput is used internally by genqlient
+type __ReplaceCaseFileItemInput struct {
+	CaseId string          `json:"caseId"`
+	Path   string          `json:"path"`
+	Value  json.RawMessage `json:"value"`
+}
+
+// GetCaseId returns __ReplaceCaseFileItemInput.CaseId, and is useful for accessing the field via an interface.
+func (v *__ReplaceCaseFileItemInput) GetCaseId() string { return v.CaseId }
+
+// GetPath returns __ReplaceCaseFileItemInput.Path, and is useful for accessing the field via an interface.
+func (v *__ReplaceCaseFileItemInput) GetPath() string { return v.Path }
+
+// GetValue returns __ReplaceCaseFileItemInput.Value, and is useful for accessing the field via an interface.
+func (v *__ReplaceCaseFileItemInput) GetValue() json.RawMessage { return v.Value }
 
 // __ReplaceTenantUsersInput is used internally by genqlient
 type __ReplaceTenantUsersInput struct {
@@ -749,6 +1956,14 @@ func (v *__SetTenantUserInput) GetTenant() string { return v.Tenant }
 
 // GetUser returns __SetTenantUserInput.User, and is useful for accessing the field via an interface.
 func (v *__SetTenantUserInput) GetUser() TenantUserInput { return v.User }
+
+// __StartCaseInput is used internally by genqlient
+type __StartCaseInput struct {
+	Input StartCaseInput `json:"input"`
+}
+
+// GetInput returns __StartCaseInput.Input, and is useful for accessing the field via an interface.
+func (v *__StartCaseInput) GetInput() StartCaseInput { return v.Input }
 
 // __TenantInput is used internally by genqlient
 type __TenantInput struct {
@@ -778,6 +1993,22 @@ func (v *__TenantUserInput) GetName() string { return v.Name }
 // GetUserId returns __TenantUserInput.UserId, and is useful for accessing the field via an interface.
 func (v *__TenantUserInput) GetUserId() string { return v.UserId }
 
+// __UpdateCaseFileItemInput is used internally by genqlient
+type __UpdateCaseFileItemInput struct {
+	CaseId string          `json:"caseId"`
+	Path   string          `json:"path"`
+	Value  json.RawMessage `json:"value"`
+}
+
+// GetCaseId returns __UpdateCaseFileItemInput.CaseId, and is useful for accessing the field via an interface.
+func (v *__UpdateCaseFileItemInput) GetCaseId() string { return v.CaseId }
+
+// GetPath returns __UpdateCaseFileItemInput.Path, and is useful for accessing the field via an interface.
+func (v *__UpdateCaseFileItemInput) GetPath() string { return v.Path }
+
+// GetValue returns __UpdateCaseFileItemInput.Value, and is useful for accessing the field via an interface.
+func (v *__UpdateCaseFileItemInput) GetValue() json.RawMessage { return v.Value }
+
 // __ValidateDefinitionInput is used internally by genqlient
 type __ValidateDefinitionInput struct {
 	Xml string `json:"xml"`
@@ -785,6 +2016,203 @@ type __ValidateDefinitionInput struct {
 
 // GetXml returns __ValidateDefinitionInput.Xml, and is useful for accessing the field via an interface.
 func (v *__ValidateDefinitionInput) GetXml() string { return v.Xml }
+
+// The query executed by Case.
+const Case_Operation = `
+query Case ($id: ID!) {
+	case(id: $id) {
+		id
+		tenant
+		name
+		definition
+		state
+		failures
+		rootCaseId
+		createdBy
+		lastModified
+		caseFile
+		caseRoles
+		identifiers {
+			name
+			value
+		}
+		planItems {
+			... PlanItemFields
+		}
+	}
+}
+fragment PlanItemFields on PlanItem {
+	id
+	name
+	type
+	state
+	index
+	transition
+	isRequired
+	isRepeating
+	stage {
+		id
+		name
+	}
+}
+`
+
+func Case(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	id string,
+) (data_ *CaseResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "Case",
+		Query:  Case_Operation,
+		Variables: &__CaseInput{
+			Id: id,
+		},
+	}
+
+	data_ = &CaseResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The query executed by CaseWithHistory.
+const CaseWithHistory_Operation = `
+query CaseWithHistory ($id: ID!) {
+	case(id: $id) {
+		id
+		history {
+			sequenceNr
+			type
+			user
+		}
+	}
+}
+`
+
+func CaseWithHistory(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	id string,
+) (data_ *CaseWithHistoryResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "CaseWithHistory",
+		Query:  CaseWithHistory_Operation,
+		Variables: &__CaseWithHistoryInput{
+			Id: id,
+		},
+	}
+
+	data_ = &CaseWithHistoryResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The query executed by Cases.
+const Cases_Operation = `
+query Cases ($filter: CaseFilter, $first: Int, $after: String) {
+	cases(filter: $filter, first: $first, after: $after) {
+		edges {
+			cursor
+			node {
+				id
+				name
+				state
+				planItems {
+					id
+					name
+					state
+				}
+			}
+		}
+		pageInfo {
+			hasNextPage
+			endCursor
+		}
+	}
+}
+`
+
+func Cases(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	filter *CaseFilter,
+	first *int,
+	after *string,
+) (data_ *CasesResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "Cases",
+		Query:  Cases_Operation,
+		Variables: &__CasesInput{
+			Filter: filter,
+			First:  first,
+			After:  after,
+		},
+	}
+
+	data_ = &CasesResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The mutation executed by CreateCaseFileItem.
+const CreateCaseFileItem_Operation = `
+mutation CreateCaseFileItem ($caseId: ID!, $path: String!, $value: JSON!) {
+	createCaseFileItem(caseId: $caseId, path: $path, value: $value) {
+		id
+		caseFile
+	}
+}
+`
+
+func CreateCaseFileItem(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	caseId string,
+	path string,
+	value json.RawMessage,
+) (data_ *CreateCaseFileItemResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "CreateCaseFileItem",
+		Query:  CreateCaseFileItem_Operation,
+		Variables: &__CreateCaseFileItemInput{
+			CaseId: caseId,
+			Path:   path,
+			Value:  value,
+		},
+	}
+
+	data_ = &CreateCaseFileItemResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
 
 // The mutation executed by CreateTenant.
 const CreateTenant_Operation = `
@@ -897,6 +2325,43 @@ func Definitions(
 	}
 
 	data_ = &DefinitionsResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The mutation executed by DeleteCaseFileItem.
+const DeleteCaseFileItem_Operation = `
+mutation DeleteCaseFileItem ($caseId: ID!, $path: String!) {
+	deleteCaseFileItem(caseId: $caseId, path: $path) {
+		id
+		caseFile
+	}
+}
+`
+
+func DeleteCaseFileItem(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	caseId string,
+	path string,
+) (data_ *DeleteCaseFileItemResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "DeleteCaseFileItem",
+		Query:  DeleteCaseFileItem_Operation,
+		Variables: &__DeleteCaseFileItemInput{
+			CaseId: caseId,
+			Path:   path,
+		},
+	}
+
+	data_ = &DeleteCaseFileItemResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(
@@ -1050,6 +2515,65 @@ func EnableTenant(
 	return data_, err_
 }
 
+// The mutation executed by MakePlanItemTransition.
+const MakePlanItemTransition_Operation = `
+mutation MakePlanItemTransition ($caseId: ID!, $planItem: String!, $transition: String!) {
+	makePlanItemTransition(caseId: $caseId, planItem: $planItem, transition: $transition) {
+		changed
+		case {
+			id
+			state
+			planItems {
+				... PlanItemFields
+			}
+		}
+	}
+}
+fragment PlanItemFields on PlanItem {
+	id
+	name
+	type
+	state
+	index
+	transition
+	isRequired
+	isRepeating
+	stage {
+		id
+		name
+	}
+}
+`
+
+func MakePlanItemTransition(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	caseId string,
+	planItem string,
+	transition string,
+) (data_ *MakePlanItemTransitionResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "MakePlanItemTransition",
+		Query:  MakePlanItemTransition_Operation,
+		Variables: &__MakePlanItemTransitionInput{
+			CaseId:     caseId,
+			PlanItem:   planItem,
+			Transition: transition,
+		},
+	}
+
+	data_ = &MakePlanItemTransitionResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
 // The query executed by Me.
 const Me_Operation = `
 query Me {
@@ -1079,6 +2603,62 @@ func Me(
 	}
 
 	data_ = &MeResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The query executed by PlanItem.
+const PlanItem_Operation = `
+query PlanItem ($id: ID!) {
+	planItem(id: $id) {
+		... PlanItemFields
+		children {
+			id
+			name
+		}
+		case {
+			id
+			state
+		}
+	}
+}
+fragment PlanItemFields on PlanItem {
+	id
+	name
+	type
+	state
+	index
+	transition
+	isRequired
+	isRepeating
+	stage {
+		id
+		name
+	}
+}
+`
+
+func PlanItem(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	id string,
+) (data_ *PlanItemResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "PlanItem",
+		Query:  PlanItem_Operation,
+		Variables: &__PlanItemInput{
+			Id: id,
+		},
+	}
+
+	data_ = &PlanItemResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(
@@ -1134,6 +2714,46 @@ func PlatformInfo(
 	return data_, err_
 }
 
+// The mutation executed by RaiseUserEvent.
+const RaiseUserEvent_Operation = `
+mutation RaiseUserEvent ($caseId: ID!, $event: String!) {
+	raiseUserEvent(caseId: $caseId, event: $event) {
+		changed
+		case {
+			id
+			state
+		}
+	}
+}
+`
+
+func RaiseUserEvent(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	caseId string,
+	event string,
+) (data_ *RaiseUserEventResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "RaiseUserEvent",
+		Query:  RaiseUserEvent_Operation,
+		Variables: &__RaiseUserEventInput{
+			CaseId: caseId,
+			Event:  event,
+		},
+	}
+
+	data_ = &RaiseUserEventResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
 // The mutation executed by RemoveTenantUser.
 const RemoveTenantUser_Operation = `
 mutation RemoveTenantUser ($tenant: String!, $userId: String!) {
@@ -1157,6 +2777,45 @@ func RemoveTenantUser(
 	}
 
 	data_ = &RemoveTenantUserResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The mutation executed by ReplaceCaseFileItem.
+const ReplaceCaseFileItem_Operation = `
+mutation ReplaceCaseFileItem ($caseId: ID!, $path: String!, $value: JSON!) {
+	replaceCaseFileItem(caseId: $caseId, path: $path, value: $value) {
+		id
+		caseFile
+	}
+}
+`
+
+func ReplaceCaseFileItem(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	caseId string,
+	path string,
+	value json.RawMessage,
+) (data_ *ReplaceCaseFileItemResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "ReplaceCaseFileItem",
+		Query:  ReplaceCaseFileItem_Operation,
+		Variables: &__ReplaceCaseFileItemInput{
+			CaseId: caseId,
+			Path:   path,
+			Value:  value,
+		},
+	}
+
+	data_ = &ReplaceCaseFileItemResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(
@@ -1238,6 +2897,59 @@ func SetTenantUser(
 	}
 
 	data_ = &SetTenantUserResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The mutation executed by StartCase.
+const StartCase_Operation = `
+mutation StartCase ($input: StartCaseInput!) {
+	startCase(input: $input) {
+		id
+		name
+		state
+		planItems {
+			... PlanItemFields
+		}
+	}
+}
+fragment PlanItemFields on PlanItem {
+	id
+	name
+	type
+	state
+	index
+	transition
+	isRequired
+	isRepeating
+	stage {
+		id
+		name
+	}
+}
+`
+
+func StartCase(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	input StartCaseInput,
+) (data_ *StartCaseResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "StartCase",
+		Query:  StartCase_Operation,
+		Variables: &__StartCaseInput{
+			Input: input,
+		},
+	}
+
+	data_ = &StartCaseResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(
@@ -1357,6 +3069,45 @@ func TenantUser(
 	}
 
 	data_ = &TenantUserResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The mutation executed by UpdateCaseFileItem.
+const UpdateCaseFileItem_Operation = `
+mutation UpdateCaseFileItem ($caseId: ID!, $path: String!, $value: JSON!) {
+	updateCaseFileItem(caseId: $caseId, path: $path, value: $value) {
+		id
+		caseFile
+	}
+}
+`
+
+func UpdateCaseFileItem(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	caseId string,
+	path string,
+	value json.RawMessage,
+) (data_ *UpdateCaseFileItemResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "UpdateCaseFileItem",
+		Query:  UpdateCaseFileItem_Operation,
+		Variables: &__UpdateCaseFileItemInput{
+			CaseId: caseId,
+			Path:   path,
+			Value:  value,
+		},
+	}
+
+	data_ = &UpdateCaseFileItemResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(

@@ -146,6 +146,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, drain time.Duration
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	timersDone := make(chan struct{})
+	go func() {
+		defer close(timersDone)
+		s.svc.RunTimers(ctx, time.Second)
+	}()
+	defer func() { <-timersDone }()
 	s.logger.InfoContext(ctx, "casegraph listening", "addr", ln.Addr().String(), "database", string(s.db.Flavor),
 		"graphiql", "http://"+displayAddr(ln.Addr())+"/graphiql")
 

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/Khan/genqlient/graphql"
@@ -35,8 +36,15 @@ type Env struct {
 	Server *server.Server
 	// Flavor is the database flavor.
 	Flavor db.Dialect
-	tb     testing.TB
+	// DatabaseURL is the server's database, to start another server on.
+	DatabaseURL string
+	tb          testing.TB
+	stop        func()
 }
+
+// Stop stops the server before the test ends (it is stopped at cleanup
+// anyway); its database stays.
+func (e *Env) Stop() { e.stop() }
 
 // ForEachDB runs test once per database flavor, each in a parallel subtest
 // with its own server.
@@ -71,11 +79,15 @@ func Start(tb testing.TB, flavor db.Dialect, edit ...func(*server.Config)) *Env 
 		tb.Fatal(err)
 	}
 	hs := httptest.NewServer(srv.Handler())
-	tb.Cleanup(func() {
-		hs.Close()
-		srv.Close()
-	})
-	return &Env{URL: hs.URL, Issuer: issuer, Server: srv, Flavor: flavor, tb: tb}
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			hs.Close()
+			srv.Close()
+		})
+	}
+	tb.Cleanup(stop)
+	return &Env{URL: hs.URL, Issuer: issuer, Server: srv, Flavor: flavor, DatabaseURL: cfg.DatabaseURL, tb: tb, stop: stop}
 }
 
 // testWriter sends server logs to the test log, shown only on failure.

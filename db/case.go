@@ -1,0 +1,384 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/casegraph/casegraph/engine"
+)
+
+// CaseRecord is a case's row: what lists filter and sort on.
+type CaseRecord struct {
+	ID             string
+	Tenant         string
+	Name           string
+	DefinitionName string
+	DefinitionHash string
+	State          string
+	Failures       int
+	ParentCaseID   string
+	RootCaseID     string
+	CreatedOn      time.Time
+	CreatedBy      string
+	LastModified   time.Time
+	ModifiedBy     string
+	Version        int64
+}
+
+type caseRow struct {
+	bun.BaseModel `bun:"table:cases"`
+
+	ID             string    `bun:"id,pk"`
+	Tenant         string    `bun:"tenant"`
+	Name           string    `bun:"name"`
+	DefinitionName string    `bun:"definition_name"`
+	DefinitionHash string    `bun:"definition_hash"`
+	State          string    `bun:"state"`
+	Failures       int       `bun:"failures"`
+	ParentCaseID   string    `bun:"parent_case_id"`
+	RootCaseID     string    `bun:"root_case_id"`
+	CreatedOn      time.Time `bun:"created_on"`
+	CreatedBy      string    `bun:"created_by"`
+	LastModified   time.Time `bun:"last_modified"`
+	ModifiedBy     string    `bun:"modified_by"`
+	Version        int64     `bun:"version"`
+	Snapshot       string    `bun:"snapshot"`
+}
+
+func (r caseRow) record() CaseRecord {
+	return CaseRecord{ID: r.ID, Tenant: r.Tenant, Name: r.Name, DefinitionName: r.DefinitionName, DefinitionHash: r.DefinitionHash,
+		State: r.State, Failures: r.Failures, ParentCaseID: r.ParentCaseID, RootCaseID: r.RootCaseID,
+		CreatedOn: r.CreatedOn, CreatedBy: r.CreatedBy, LastModified: r.LastModified, ModifiedBy: r.ModifiedBy, Version: r.Version}
+}
+
+type caseEventRow struct {
+	bun.BaseModel `bun:"table:case_events"`
+
+	CaseID  string    `bun:"case_id,pk"`
+	Seq     int64     `bun:"seq,pk"`
+	Type    string    `bun:"type"`
+	Payload string    `bun:"payload"`
+	UserID  string    `bun:"user_id"`
+	At      time.Time `bun:"at"`
+}
+
+type teamMemberRow struct {
+	bun.BaseModel `bun:"table:case_team_members"`
+
+	CaseID     string `bun:"case_id,pk"`
+	MemberType string `bun:"member_type,pk"`
+	MemberID   string `bun:"member_id,pk"`
+	IsOwner    bool   `bun:"is_owner"`
+	Origin     string `bun:"origin"`
+}
+
+type teamRoleRow struct {
+	bun.BaseModel `bun:"table:case_team_roles"`
+
+	CaseID     string `bun:"case_id,pk"`
+	MemberType string `bun:"member_type,pk"`
+	MemberID   string `bun:"member_id,pk"`
+	Role       string `bun:"role,pk"`
+}
+
+type planItemRow struct {
+	bun.BaseModel `bun:"table:plan_items"`
+
+	ID           string    `bun:"id,pk"`
+	CaseID       string    `bun:"case_id,pk"`
+	Position     int       `bun:"position"`
+	DefinitionID string    `bun:"definition_id"`
+	Name         string    `bun:"name"`
+	Type         string    `bun:"type"`
+	StageID      string    `bun:"stage_id"`
+	Index        int       `bun:"idx"`
+	State        string    `bun:"state"`
+	HistoryState string    `bun:"history_state"`
+	Transition   string    `bun:"transition"`
+	IsRequired   bool      `bun:"is_required"`
+	IsRepeating  bool      `bun:"is_repeating"`
+	CreatedOn    time.Time `bun:"created_on"`
+	LastModified time.Time `bun:"last_modified"`
+	ModifiedBy   string    `bun:"modified_by"`
+}
+
+type taskRow struct {
+	bun.BaseModel `bun:"table:tasks"`
+
+	ID           string     `bun:"id,pk"`
+	CaseID       string     `bun:"case_id,pk"`
+	Tenant       string     `bun:"tenant"`
+	CaseName     string     `bun:"case_name"`
+	TaskName     string     `bun:"task_name"`
+	TaskState    string     `bun:"task_state"`
+	Role         string     `bun:"role"`
+	Assignee     string     `bun:"assignee"`
+	Owner        string     `bun:"owner"`
+	DueDate      *time.Time `bun:"due_date"`
+	CreatedOn    time.Time  `bun:"created_on"`
+	CreatedBy    string     `bun:"created_by"`
+	ActivatedOn  time.Time  `bun:"activated_on"`
+	LastModified time.Time  `bun:"last_modified"`
+	ModifiedBy   string     `bun:"modified_by"`
+	Input        string     `bun:"input"`
+	Output       string     `bun:"output"`
+	TaskModel    string     `bun:"task_model"`
+}
+
+type caseFileRow struct {
+	bun.BaseModel `bun:"table:case_files"`
+
+	CaseID string `bun:"case_id,pk"`
+	Data   string `bun:"data"`
+}
+
+type identifierRow struct {
+	bun.BaseModel `bun:"table:case_identifiers"`
+
+	CaseID string `bun:"case_id,pk"`
+	Tenant string `bun:"tenant"`
+	Name   string `bun:"name,pk"`
+	Value  string `bun:"value,pk"`
+}
+
+type timerRow struct {
+	bun.BaseModel `bun:"table:case_timers"`
+
+	CaseID     string    `bun:"case_id,pk"`
+	PlanItemID string    `bun:"plan_item_id,pk"`
+	DueAt      time.Time `bun:"due_at"`
+}
+
+// Identifier is a business identifier of a case.
+type Identifier struct {
+	Name, Value string
+}
+
+// CaseWrite is everything one command changes about a case.
+type CaseWrite struct {
+	// Record describes the case after the command; Record.Version is the
+	// version the command read (0 for a new case).
+	Record CaseRecord
+	State  *engine.Case
+	// Events are the command's events; the last one has sequence number
+	// State.Sequence.
+	Events      []engine.Event
+	User        string
+	At          time.Time
+	Identifiers []Identifier
+	Timers      []engine.Timer
+}
+
+// SaveCase stores a case after a command: the case row with its snapshot
+// (inserted for a new case, else updated only when its version is still the
+// one read, or ErrStaleVersion), the command's events, and every read table
+// of the case. It returns the new version.
+func SaveCase(ctx context.Context, idb bun.IDB, w CaseWrite) (int64, error) {
+	snapshot, err := json.Marshal(w.State)
+	if err != nil {
+		return 0, fmt.Errorf("db: encode case: %w", err)
+	}
+	rec := w.Record
+	row := caseRow{ID: rec.ID, Tenant: rec.Tenant, Name: rec.Name, DefinitionName: rec.DefinitionName, DefinitionHash: rec.DefinitionHash,
+		State: rec.State, Failures: rec.Failures, ParentCaseID: rec.ParentCaseID, RootCaseID: rec.RootCaseID,
+		CreatedOn: rec.CreatedOn, CreatedBy: rec.CreatedBy, LastModified: rec.LastModified, ModifiedBy: rec.ModifiedBy,
+		Version: rec.Version + 1, Snapshot: string(snapshot)}
+	if rec.Version == 0 {
+		res, err := idb.NewInsert().Model(&row).On("CONFLICT (id) DO NOTHING").Exec(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("db: insert case: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return 0, ErrExists
+		}
+	} else {
+		res, err := idb.NewUpdate().Model(&row).
+			Column("state", "failures", "last_modified", "modified_by", "version", "snapshot").
+			WherePK().Where("version = ?", rec.Version).Exec(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("db: update case: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return 0, ErrStaleVersion
+		}
+		if err := deleteCaseReadRows(ctx, idb, rec.ID); err != nil {
+			return 0, err
+		}
+	}
+	if err := insertEvents(ctx, idb, rec.ID, w); err != nil {
+		return 0, err
+	}
+	if err := insertCaseReadRows(ctx, idb, rec, w); err != nil {
+		return 0, err
+	}
+	return row.Version, nil
+}
+
+func insertEvents(ctx context.Context, idb bun.IDB, caseID string, w CaseWrite) error {
+	if len(w.Events) == 0 {
+		return nil
+	}
+	first := w.State.Sequence - int64(len(w.Events)) + 1
+	rows := make([]caseEventRow, len(w.Events))
+	for i, e := range w.Events {
+		payload, err := e.MarshalPayload()
+		if err != nil {
+			return fmt.Errorf("db: encode event %s: %w", e.Type, err)
+		}
+		rows[i] = caseEventRow{CaseID: caseID, Seq: first + int64(i), Type: e.Type, Payload: string(payload), UserID: w.User, At: w.At}
+	}
+	if _, err := idb.NewInsert().Model(&rows).Exec(ctx); err != nil {
+		return fmt.Errorf("db: insert case events: %w", err)
+	}
+	return nil
+}
+
+// deleteCaseReadRows clears the read tables of a case before they are
+// written anew from its state.
+func deleteCaseReadRows(ctx context.Context, idb bun.IDB, caseID string) error {
+	for _, model := range []any{(*teamRoleRow)(nil), (*teamMemberRow)(nil), (*planItemRow)(nil), (*taskRow)(nil),
+		(*caseFileRow)(nil), (*identifierRow)(nil), (*timerRow)(nil)} {
+		if _, err := idb.NewDelete().Model(model).Where("case_id = ?", caseID).Exec(ctx); err != nil {
+			return fmt.Errorf("db: clear case read rows: %w", err)
+		}
+	}
+	return nil
+}
+
+func insertCaseReadRows(ctx context.Context, idb bun.IDB, rec CaseRecord, w CaseWrite) error {
+	c := w.State
+	var members []teamMemberRow
+	var roles []teamRoleRow
+	for _, m := range c.Team.Members {
+		members = append(members, teamMemberRow{CaseID: rec.ID, MemberType: string(m.Type), MemberID: m.ID, IsOwner: m.IsOwner, Origin: m.Origin})
+		for _, r := range m.CaseRoles {
+			roles = append(roles, teamRoleRow{CaseID: rec.ID, MemberType: string(m.Type), MemberID: m.ID, Role: r})
+		}
+	}
+	var items []planItemRow
+	var tasks []taskRow
+	for i, p := range c.PlanItems {
+		items = append(items, planItemRow{ID: p.ID, CaseID: rec.ID, Position: i, DefinitionID: p.DefinitionID, Name: p.Name, Type: p.Type,
+			StageID: p.StageID, Index: p.Index, State: string(p.State), HistoryState: string(p.HistoryState), Transition: string(p.LastTransition),
+			IsRequired: p.Required, IsRepeating: p.Repeating, CreatedOn: p.CreatedOn, LastModified: p.LastModified, ModifiedBy: p.ModifiedBy})
+		if t := p.Task; t != nil {
+			input, _ := json.Marshal(nonNilMap(t.Input))
+			output, _ := json.Marshal(nonNilMap(t.Output))
+			tasks = append(tasks, taskRow{ID: p.ID, CaseID: rec.ID, Tenant: rec.Tenant, CaseName: rec.Name, TaskName: p.Name,
+				TaskState: string(t.State), Role: t.Role, Assignee: t.Assignee, Owner: t.Owner, DueDate: t.DueDate,
+				CreatedOn: p.CreatedOn, CreatedBy: t.CreatedBy, ActivatedOn: t.ActivatedOn, LastModified: p.LastModified,
+				ModifiedBy: p.ModifiedBy, Input: string(input), Output: string(output), TaskModel: t.TaskModel})
+		}
+	}
+	file, err := json.Marshal(nonNilMap(c.File))
+	if err != nil {
+		return fmt.Errorf("db: encode case file: %w", err)
+	}
+	var ids []identifierRow
+	seen := map[Identifier]bool{}
+	for _, id := range w.Identifiers {
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, identifierRow{CaseID: rec.ID, Tenant: rec.Tenant, Name: id.Name, Value: id.Value})
+		}
+	}
+	var timers []timerRow
+	for _, t := range w.Timers {
+		timers = append(timers, timerRow{CaseID: rec.ID, PlanItemID: t.PlanItemID, DueAt: t.Due})
+	}
+	for _, rows := range []struct {
+		n     int
+		model any
+	}{
+		{len(members), &members}, {len(roles), &roles}, {len(items), &items}, {len(tasks), &tasks},
+		{1, &caseFileRow{CaseID: rec.ID, Data: string(file)}}, {len(ids), &ids}, {len(timers), &timers},
+	} {
+		if rows.n == 0 {
+			continue
+		}
+		if _, err := idb.NewInsert().Model(rows.model).Exec(ctx); err != nil {
+			return fmt.Errorf("db: insert case read rows: %w", err)
+		}
+	}
+	return nil
+}
+
+func nonNilMap(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+// LoadCase returns a case's record and state.
+func LoadCase(ctx context.Context, idb bun.IDB, id string) (CaseRecord, *engine.Case, error) {
+	var row caseRow
+	err := idb.NewSelect().Model(&row).Where("id = ?", id).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return CaseRecord{}, nil, ErrNotFound
+	}
+	if err != nil {
+		return CaseRecord{}, nil, fmt.Errorf("db: select case: %w", err)
+	}
+	c, err := decodeSnapshot(row)
+	if err != nil {
+		return CaseRecord{}, nil, err
+	}
+	return row.record(), c, nil
+}
+
+func decodeSnapshot(row caseRow) (*engine.Case, error) {
+	var c engine.Case
+	if err := json.Unmarshal([]byte(row.Snapshot), &c); err != nil {
+		return nil, fmt.Errorf("db: decode case %s: %w", row.ID, err)
+	}
+	return &c, nil
+}
+
+// CaseExists reports whether a case (or any actor) id is taken.
+func CaseExists(ctx context.Context, idb bun.IDB, id string) (bool, error) {
+	return idb.NewSelect().Model((*caseRow)(nil)).Where("id = ?", id).Exists(ctx)
+}
+
+// CaseEvent is one stored event.
+type CaseEvent struct {
+	CaseID  string
+	Seq     int64
+	Type    string
+	Payload json.RawMessage
+	UserID  string
+	At      time.Time
+}
+
+// CaseEvents returns the events of a case in order.
+func CaseEvents(ctx context.Context, idb bun.IDB, caseID string) ([]CaseEvent, error) {
+	var rows []caseEventRow
+	if err := idb.NewSelect().Model(&rows).Where("case_id = ?", caseID).Order("seq").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("db: select case events: %w", err)
+	}
+	out := make([]CaseEvent, len(rows))
+	for i, r := range rows {
+		out[i] = CaseEvent{CaseID: r.CaseID, Seq: r.Seq, Type: r.Type, Payload: json.RawMessage(r.Payload), UserID: r.UserID, At: r.At}
+	}
+	return out, nil
+}
+
+// UserTenantRoles returns the roles of an enabled account of userID in
+// tenant; none when there is no such account.
+func UserTenantRoles(ctx context.Context, idb bun.IDB, tenant, userID string) ([]string, error) {
+	var roles []string
+	err := idb.NewSelect().TableExpr("tenant_user_roles AS r").ColumnExpr("r.role").
+		Join("JOIN tenant_users AS u ON u.tenant = r.tenant AND u.user_id = r.user_id").
+		Where("r.tenant = ? AND r.user_id = ? AND u.enabled", tenant, userID).
+		Order("r.role").Scan(ctx, &roles)
+	if err != nil {
+		return nil, fmt.Errorf("db: select user tenant roles: %w", err)
+	}
+	return roles, nil
+}

@@ -1,0 +1,247 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/uptrace/bun"
+
+	"github.com/casegraph/casegraph/engine"
+)
+
+// visibleCase is the membership filter of every case read: the case with
+// id column caseCol in tenant column tenantCol is visible to a user who is
+// a user member of its team, or holds (with an enabled account in the
+// case's tenant) a tenant role that is a member. It takes the user id
+// twice.
+func visibleCase(caseCol, tenantCol string) string {
+	return `EXISTS (SELECT 1 FROM case_team_members AS m WHERE m.case_id = ` + caseCol + ` AND (
+		(m.member_type = 'user' AND m.member_id = ?)
+		OR (m.member_type = 'role' AND m.member_id IN (
+			SELECT r.role FROM tenant_user_roles AS r
+			JOIN tenant_users AS u ON u.tenant = r.tenant AND u.user_id = r.user_id
+			WHERE r.tenant = ` + tenantCol + ` AND r.user_id = ? AND u.enabled))))`
+}
+
+// CaseFilter selects and orders cases of a list.
+type CaseFilter struct {
+	Tenant   string // "" for all tenants
+	State    string // "" for any; "Failed" means failures > 0
+	CaseName string // case-insensitive substring; "" for any
+	// Identifiers are business-identifier conditions, all of which must
+	// hold.
+	Identifiers []IdentifierCondition
+	Offset      int
+	Limit       int
+	SortBy      string // a cases column
+	Ascending   bool
+}
+
+// IdentifierCondition is one name of an identifiers filter: with Values,
+// the case has the identifier with one of them (Not: with none of them);
+// without, the case has the identifier with a non-empty value.
+type IdentifierCondition struct {
+	Name   string
+	Values []string
+	Not    bool
+}
+
+// CaseSortColumns maps the sort fields a client may name to columns.
+var CaseSortColumns = map[string]string{
+	"id": "id", "definition": "name", "casename": "name", "name": "name", "status": "state", "state": "state",
+	"tenant": "tenant", "failures": "failures", "parentcaseid": "parent_case_id", "rootcaseid": "root_case_id",
+	"createdon": "created_on", "createdby": "created_by", "lastmodified": "last_modified",
+	"modifiedby": "modified_by", "modifiedny": "modified_by",
+}
+
+// ListCases returns the cases visible to userID that pass f, sorted as a
+// whole before the page is cut.
+func ListCases(ctx context.Context, idb bun.IDB, userID string, f CaseFilter) ([]CaseRecord, error) {
+	var rows []caseRow
+	q := idb.NewSelect().Model(&rows).ExcludeColumn("snapshot").
+		Where(visibleCase("case_row.id", "case_row.tenant"), userID, userID)
+	q = applyCaseFilter(q, "case_row", f)
+	col, ok := CaseSortColumns[strings.ToLower(f.SortBy)]
+	if !ok {
+		col = "last_modified"
+	}
+	dir := "DESC"
+	if f.Ascending {
+		dir = "ASC"
+	}
+	q = q.OrderExpr("case_row." + col + " " + dir).OrderExpr("case_row.id " + dir).Offset(int64(max(f.Offset, 0)))
+	if f.Limit > 0 {
+		q = q.Limit(int64(f.Limit))
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, fmt.Errorf("db: list cases: %w", err)
+	}
+	out := make([]CaseRecord, len(rows))
+	for i, r := range rows {
+		out[i] = r.record()
+	}
+	return out, nil
+}
+
+func applyCaseFilter(q *bun.SelectQuery, alias string, f CaseFilter) *bun.SelectQuery {
+	if f.Tenant != "" {
+		q = q.Where(alias+".tenant = ?", f.Tenant)
+	}
+	switch {
+	case f.State == "":
+	case strings.EqualFold(f.State, "Failed"):
+		q = q.Where(alias + ".failures > 0")
+	default:
+		q = q.Where("LOWER("+alias+".state) = LOWER(?)", f.State)
+	}
+	if f.CaseName != "" {
+		q = q.Where("LOWER("+alias+".name) LIKE ?", "%"+likeEscape(strings.ToLower(f.CaseName))+"%")
+	}
+	for _, c := range f.Identifiers {
+		q = identifierCondition(q, alias+".id", c)
+	}
+	return q
+}
+
+func identifierCondition(q *bun.SelectQuery, caseCol string, c IdentifierCondition) *bun.SelectQuery {
+	sub := "SELECT 1 FROM case_identifiers AS i WHERE i.case_id = " + caseCol + " AND i.name = ?"
+	switch {
+	case len(c.Values) == 0:
+		return q.Where("EXISTS ("+sub+" AND i.value <> '')", c.Name)
+	case c.Not:
+		return q.Where("EXISTS ("+sub+" AND i.value NOT IN (?))", c.Name, bun.In(c.Values))
+	default:
+		return q.Where("EXISTS ("+sub+" AND i.value IN (?))", c.Name, bun.In(c.Values))
+	}
+}
+
+// likeEscape keeps % and _ in a search text literal. LIKE has no default
+// escape character in PostgreSQL and SQLite alike, so they are dropped.
+func likeEscape(s string) string {
+	return strings.NewReplacer("%", "", "_", "").Replace(s)
+}
+
+// VisibleCaseIDs returns which of ids name cases visible to userID.
+func VisibleCaseIDs(ctx context.Context, idb bun.IDB, userID string, ids []string) (map[string]bool, error) {
+	out := make(map[string]bool, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var found []string
+	err := idb.NewSelect().TableExpr("cases AS c").ColumnExpr("c.id").
+		Where("c.id IN (?)", bun.In(ids)).
+		Where(visibleCase("c.id", "c.tenant"), userID, userID).
+		Scan(ctx, &found)
+	if err != nil {
+		return nil, fmt.Errorf("db: select visible cases: %w", err)
+	}
+	for _, id := range found {
+		out[id] = true
+	}
+	return out, nil
+}
+
+// PlanItemCase returns the id of the case holding the plan item id, if
+// the case is visible to userID; ErrNotFound otherwise.
+func PlanItemCase(ctx context.Context, idb bun.IDB, userID, planItemID string) (string, error) {
+	var ids []string
+	err := idb.NewSelect().TableExpr("plan_items AS p").ColumnExpr("p.case_id").
+		Join("JOIN cases AS c ON c.id = p.case_id").
+		Where("p.id = ?", planItemID).
+		Where(visibleCase("c.id", "c.tenant"), userID, userID).
+		Limit(1).Scan(ctx, &ids)
+	if err != nil {
+		return "", fmt.Errorf("db: select plan item case: %w", err)
+	}
+	if len(ids) == 0 {
+		return "", ErrNotFound
+	}
+	return ids[0], nil
+}
+
+// Identifiers returns business identifiers of cases visible to userID.
+func Identifiers(ctx context.Context, idb bun.IDB, userID, tenant, name string, offset, limit int, sortBy string, asc bool) ([]IdentifierRecord, error) {
+	var rows []identifierRow
+	q := idb.NewSelect().Model(&rows).
+		Join("JOIN cases AS c ON c.id = identifier_row.case_id").
+		Where(visibleCase("c.id", "c.tenant"), userID, userID)
+	if tenant != "" {
+		q = q.Where("identifier_row.tenant = ?", tenant)
+	}
+	if name != "" {
+		q = q.Where("identifier_row.name = ?", name)
+	}
+	col := map[string]string{"name": "name", "tenant": "tenant", "value": "value", "caseinstanceid": "case_id"}[strings.ToLower(sortBy)]
+	if col == "" {
+		col = "name"
+	}
+	dir := "DESC"
+	if asc {
+		dir = "ASC"
+	}
+	q = q.OrderExpr("identifier_row." + col + " " + dir).OrderExpr("identifier_row.case_id, identifier_row.name, identifier_row.value").Offset(int64(max(offset, 0)))
+	if limit > 0 {
+		q = q.Limit(int64(limit))
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, fmt.Errorf("db: list identifiers: %w", err)
+	}
+	out := make([]IdentifierRecord, len(rows))
+	for i, r := range rows {
+		out[i] = IdentifierRecord{CaseID: r.CaseID, Tenant: r.Tenant, Name: r.Name, Value: r.Value}
+	}
+	return out, nil
+}
+
+// IdentifierRecord is a business identifier with its case.
+type IdentifierRecord struct {
+	CaseID, Tenant, Name, Value string
+}
+
+// IdentifierNames returns the distinct names of business identifiers of
+// cases visible to userID.
+func IdentifierNames(ctx context.Context, idb bun.IDB, userID, tenant string) ([]string, error) {
+	var names []string
+	q := idb.NewSelect().TableExpr("case_identifiers AS i").ColumnExpr("DISTINCT i.name").
+		Join("JOIN cases AS c ON c.id = i.case_id").
+		Where(visibleCase("c.id", "c.tenant"), userID, userID)
+	if tenant != "" {
+		q = q.Where("i.tenant = ?", tenant)
+	}
+	if err := q.OrderExpr("i.name").Scan(ctx, &names); err != nil {
+		return nil, fmt.Errorf("db: list identifier names: %w", err)
+	}
+	return names, nil
+}
+
+// LoadVisibleCases returns the records and states of those of ids that
+// name cases visible to userID, in one query.
+func LoadVisibleCases(ctx context.Context, idb bun.IDB, userID string, ids []string) (map[string]LoadedCase, error) {
+	out := make(map[string]LoadedCase, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var rows []caseRow
+	err := idb.NewSelect().Model(&rows).
+		Where("case_row.id IN (?)", bun.In(ids)).
+		Where(visibleCase("case_row.id", "case_row.tenant"), userID, userID).
+		Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("db: load visible cases: %w", err)
+	}
+	for _, r := range rows {
+		c, err := decodeSnapshot(r)
+		if err != nil {
+			return nil, err
+		}
+		out[r.ID] = LoadedCase{Record: r.record(), State: c}
+	}
+	return out, nil
+}
+
+// LoadedCase is a case's record with its state.
+type LoadedCase struct {
+	Record CaseRecord
+	State  *engine.Case
+}

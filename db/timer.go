@@ -1,0 +1,48 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// DueTimer is a case timer whose time has come.
+type DueTimer struct {
+	CaseID     string
+	PlanItemID string
+	DueAt      time.Time
+}
+
+// ClaimDueTimer returns the earliest timer due at now, locked for the
+// transaction: on PostgreSQL with FOR UPDATE SKIP LOCKED, so that replicas
+// firing timers at the same time each get a different one and none fires
+// twice; SQLite has one writer, whose transaction already excludes others.
+// ok is false when no timer is due.
+func ClaimDueTimer(ctx context.Context, tx bun.Tx, flavor Dialect, now time.Time) (DueTimer, bool, error) {
+	var row timerRow
+	q := tx.NewSelect().Model(&row).Where("due_at <= ?", now).Order("due_at", "case_id", "plan_item_id").Limit(1)
+	if flavor == Postgres {
+		q = q.For("UPDATE SKIP LOCKED")
+	}
+	err := q.Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return DueTimer{}, false, nil
+	}
+	if err != nil {
+		return DueTimer{}, false, fmt.Errorf("db: claim due timer: %w", err)
+	}
+	return DueTimer{CaseID: row.CaseID, PlanItemID: row.PlanItemID, DueAt: row.DueAt}, true, nil
+}
+
+// DeleteTimer removes a timer that cannot fire.
+func DeleteTimer(ctx context.Context, idb bun.IDB, caseID, planItemID string) error {
+	_, err := idb.NewDelete().Model((*timerRow)(nil)).Where("case_id = ? AND plan_item_id = ?", caseID, planItemID).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("db: delete timer: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,103 @@
+package resolvers
+
+import (
+	"context"
+	"encoding/base64"
+	"strconv"
+	"strings"
+
+	"github.com/casegraph/casegraph/model"
+	"github.com/casegraph/casegraph/service"
+)
+
+func toCase(v service.CaseView) *model.Case {
+	r := v.Record
+	c := &model.Case{ID: r.ID, Tenant: r.Tenant, Name: r.Name, Definition: r.DefinitionName, State: r.State, Failures: r.Failures,
+		RootCaseID: r.RootCaseID, CreatedOn: r.CreatedOn.UTC(), CreatedBy: r.CreatedBy, LastModified: r.LastModified.UTC(), ModifiedBy: r.ModifiedBy}
+	if r.ParentCaseID != "" {
+		c.ParentCaseID = &r.ParentCaseID
+	}
+	return c
+}
+
+func toPlanItem(caseID string, p *service.PlanItem) *model.PlanItem {
+	return &model.PlanItem{ID: p.ID, CaseID: caseID, StageID: p.StageID, DefinitionID: p.DefinitionID, Name: p.Name, Type: p.Type,
+		Index: p.Index, State: string(p.State), HistoryState: string(p.HistoryState), Transition: string(p.LastTransition),
+		IsRequired: p.Required, IsRepeating: p.Repeating, LastModified: p.LastModified.UTC(), ModifiedBy: p.ModifiedBy}
+}
+
+// caseResult loads a case after a mutation changed it.
+func caseResult(ctx context.Context, id string) (*model.Case, error) {
+	v, err := reloadCase(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return toCase(v), nil
+}
+
+// transitionResult answers a transition: a transition that changed
+// nothing is not an error here, it says so.
+func transitionResult(ctx context.Context, caseID string, err error) (*model.TransitionResult, error) {
+	changed := true
+	if service.KindOf(err) == service.NotModified {
+		changed, err = false, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	c, err := caseResult(ctx, caseID)
+	if err != nil {
+		return nil, err
+	}
+	return &model.TransitionResult{Changed: changed, Case: c}, nil
+}
+
+// Cursors are opaque to clients; they carry the offset of the edge.
+func encodeCursor(offset int) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("offset:" + strconv.Itoa(offset)))
+}
+
+func decodeCursor(cursor string) (int, error) {
+	b, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil {
+		return 0, service.E("graphql.cases", service.Invalid, "The cursor is not valid")
+	}
+	n, err := strconv.Atoi(strings.TrimPrefix(string(b), "offset:"))
+	if err != nil || n < 0 || !strings.HasPrefix(string(b), "offset:") {
+		return 0, service.E("graphql.cases", service.Invalid, "The cursor is not valid")
+	}
+	return n, nil
+}
+
+// maxPage bounds a page of cases.
+const maxPage = 100
+
+func memberInputs(in []*model.CaseTeamMemberInput) []service.MemberInput {
+	out := make([]service.MemberInput, 0, len(in))
+	for _, m := range in {
+		mi := service.MemberInput{ID: m.MemberID, Type: service.UserMember, CaseRoles: m.CaseRoles, IsOwner: m.IsOwner != nil && *m.IsOwner}
+		if m.MemberType != nil && *m.MemberType == model.MemberTypeRole {
+			mi.Type = service.RoleMember
+		}
+		out = append(out, mi)
+	}
+	return out
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func (r *mutationResolver) changeCaseFile(ctx context.Context, caseID string, op service.CaseFileOp, path string, value any) (*model.Case, error) {
+	who, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.Service.ChangeCaseFile(ctx, who, caseID, op, path, value); err != nil {
+		return nil, err
+	}
+	return caseResult(ctx, caseID)
+}

@@ -1,0 +1,162 @@
+package resolvers_test
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/casegraph/casegraph/cmd/casegraph/server/servertest"
+	"github.com/casegraph/casegraph/graph/client"
+)
+
+// setupPermit creates tenant acme, deploys permit.xml and starts a case as
+// alice (owner, Reviewer) with bob (Clerk) over GraphQL.
+func setupPermit(t *testing.T, env *servertest.Env) *client.StartCaseStartCase {
+	t.Helper()
+	createTenant(t, env, "acme")
+	b, err := os.ReadFile("../testdata/cases/permit.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.DeployDefinition(ctx, env.GraphQL("alice"), ptr("acme"), "permit", string(b)); err != nil {
+		t.Fatal(err)
+	}
+	inputs := json.RawMessage(`{"Application":{"Applicant":"Ann Builder","Floors":2,"Reviewer":"alice"}}`)
+	role := client.MemberTypeUser
+	resp, err := client.StartCase(ctx, env.GraphQL("alice"), client.StartCaseInput{
+		Definition: "permit", Tenant: ptr("acme"), Inputs: &inputs,
+		Team: []client.CaseTeamMemberInput{
+			{MemberId: "alice", MemberType: &role, IsOwner: ptr(true), CaseRoles: []string{"Reviewer"}},
+			{MemberId: "bob", CaseRoles: []string{"Clerk"}},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StartCase
+}
+
+func planItemNamed(t *testing.T, items []client.PlanItemFields, name string) client.PlanItemFields {
+	t.Helper()
+	for i := len(items) - 1; i >= 0; i-- {
+		if items[i].Name == name {
+			return items[i]
+		}
+	}
+	t.Fatalf("no plan item %q", name)
+	return client.PlanItemFields{}
+}
+
+func TestPermitCaseOverGraphQL(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		started := setupPermit(t, env)
+		if started.Name != "BuildingPermit" || started.State != "Active" {
+			t.Fatalf("started %+v", started)
+		}
+		var items []client.PlanItemFields
+		for _, p := range started.PlanItems {
+			items = append(items, p.PlanItemFields)
+		}
+		review := planItemNamed(t, items, "Review application")
+		if review.State != "Active" || review.Stage == nil || review.Stage.Name != "BuildingPermit" {
+			t.Fatalf("review = %+v", review)
+		}
+
+		// A non-member gets NOT_FOUND, exactly as for an unknown id.
+		_, err := client.Case(ctx, env.GraphQL("zed"), started.Id)
+		expectCode(t, err, "NOT_FOUND", "A case with id '"+started.Id+"' cannot be found.")
+		_, err = client.Case(ctx, env.GraphQL("zed"), "nosuch")
+		expectCode(t, err, "NOT_FOUND", "A case with id 'nosuch' cannot be found.")
+		_, err = client.PlanItem(ctx, env.GraphQL("zed"), review.Id)
+		expectCode(t, err, "NOT_FOUND", "")
+
+		file, err := client.CreateCaseFileItem(ctx, env.GraphQL("bob"), started.Id, "Decision", json.RawMessage(`{"Approved":true}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cf map[string]map[string]any
+		if err := json.Unmarshal(file.CreateCaseFileItem.CaseFile, &cf); err != nil || cf["Decision"]["Approved"] != true {
+			t.Fatalf("case file = %s (%v)", file.CreateCaseFileItem.CaseFile, err)
+		}
+
+		tr, err := client.MakePlanItemTransition(ctx, env.GraphQL("alice"), started.Id, review.Id, "complete")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !tr.MakePlanItemTransition.Changed {
+			t.Fatal("completing the review changed nothing")
+		}
+		items = items[:0]
+		for _, p := range tr.MakePlanItemTransition.Case.PlanItems {
+			items = append(items, p.PlanItemFields)
+		}
+		if got := planItemNamed(t, items, "Inform applicant").State; got != "Active" {
+			t.Fatalf("inform applicant = %s, want Active", got)
+		}
+		again, err := client.MakePlanItemTransition(ctx, env.GraphQL("alice"), started.Id, review.Id, "complete")
+		if err != nil || again.MakePlanItemTransition.Changed {
+			t.Fatalf("second complete: %+v %v; want unchanged", again, err)
+		}
+		done, err := client.MakePlanItemTransition(ctx, env.GraphQL("bob"), started.Id, "Inform applicant", "complete")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if done.MakePlanItemTransition.Case.State != "Completed" {
+			t.Fatalf("case state %s, want Completed", done.MakePlanItemTransition.Case.State)
+		}
+
+		one, err := client.PlanItem(ctx, env.GraphQL("bob"), planItemNamed(t, items, "BuildingPermit").Id)
+		if err != nil || len(one.PlanItem.Children) != 2 || one.PlanItem.Case.State != "Completed" {
+			t.Fatalf("case plan item = %+v %v", one, err)
+		}
+		hist, err := client.CaseWithHistory(ctx, env.GraphQL("bob"), started.Id)
+		if err != nil || len(hist.Case.History) < 5 {
+			t.Fatalf("history = %+v %v", hist, err)
+		}
+	})
+}
+
+func TestCasesConnection(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		first := setupPermit(t, env)
+		var ids = []string{first.Id}
+		for i := 0; i < 4; i++ {
+			resp, err := client.StartCase(ctx, env.GraphQL("alice"), client.StartCaseInput{Definition: "permit", Tenant: ptr("acme")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, resp.StartCase.Id)
+		}
+		seen := map[string]bool{}
+		var after *string
+		pages := 0
+		for {
+			page, err := client.Cases(ctx, env.GraphQL("alice"), &client.CaseFilter{SortBy: ptr("createdOn"), SortOrder: ptr("asc")}, ptr(2), after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pages++
+			for _, e := range page.Cases.Edges {
+				if seen[e.Node.Id] {
+					t.Fatalf("case %s on two pages", e.Node.Id)
+				}
+				seen[e.Node.Id] = true
+				if len(e.Node.PlanItems) != 3 {
+					t.Fatalf("case %s has %d plan items", e.Node.Id, len(e.Node.PlanItems))
+				}
+			}
+			if !page.Cases.PageInfo.HasNextPage {
+				break
+			}
+			after = page.Cases.PageInfo.EndCursor
+		}
+		if len(seen) != 5 || pages != 3 {
+			t.Fatalf("saw %d cases on %d pages, want 5 on 3", len(seen), pages)
+		}
+		// bob is only in the first case's team.
+		page, err := client.Cases(ctx, env.GraphQL("bob"), nil, nil, nil)
+		if err != nil || len(page.Cases.Edges) != 1 || page.Cases.Edges[0].Node.Id != ids[0] {
+			t.Fatalf("bob's cases = %+v %v", page, err)
+		}
+	})
+}

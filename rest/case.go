@@ -1,0 +1,298 @@
+package rest
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/casegraph/casegraph/auth"
+	"github.com/casegraph/casegraph/service"
+)
+
+// instant formats a time as the reference engine's Java Instant.
+func instant(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// caseModified answers a case command: 200 with {} and Case-Last-Modified.
+func caseModified(w http.ResponseWriter, lm service.LastModified) {
+	w.Header().Set("Case-Last-Modified", lm.String())
+	writeJSON(w, http.StatusOK, struct{}{})
+}
+
+// caseSummary is the reference engine's CaseRecord JSON, as lists show it.
+type caseSummary struct {
+	ID           string         `json:"id"`
+	Tenant       string         `json:"tenant"`
+	CaseName     string         `json:"caseName"`
+	Definition   string         `json:"definition"`
+	Name         string         `json:"name"`
+	State        string         `json:"state"`
+	Failures     int            `json:"failures"`
+	ParentCaseID string         `json:"parentCaseId"`
+	RootCaseID   string         `json:"rootCaseId"`
+	CreatedOn    string         `json:"createdOn"`
+	CreatedBy    string         `json:"createdBy"`
+	LastModified string         `json:"lastModified"`
+	ModifiedBy   string         `json:"modifiedBy"`
+	CaseInput    string         `json:"caseInput"`
+	CaseOutput   string         `json:"caseOutput"`
+	PlanItems    []planItemJSON `json:"planitems"`
+	Team         any            `json:"team"`
+	File         any            `json:"file"`
+}
+
+func toCaseSummary(r service.CaseRecord) caseSummary {
+	return caseSummary{ID: r.ID, Tenant: r.Tenant, CaseName: r.Name, Definition: r.Name, Name: r.Name, State: r.State,
+		Failures: r.Failures, ParentCaseID: r.ParentCaseID, RootCaseID: r.RootCaseID,
+		CreatedOn: instant(r.CreatedOn), CreatedBy: r.CreatedBy, LastModified: instant(r.LastModified), ModifiedBy: r.ModifiedBy,
+		PlanItems: []planItemJSON{}, Team: []any{}, File: map[string]any{}}
+}
+
+// planItemJSON is the reference engine's plan item JSON.
+type planItemJSON struct {
+	ID           string `json:"id"`
+	CaseID       string `json:"caseInstanceId"`
+	DefinitionID string `json:"definitionId"`
+	StageID      string `json:"stageId"`
+	Name         string `json:"name"`
+	Index        int    `json:"index"`
+	CurrentState string `json:"currentState"`
+	HistoryState string `json:"historyState"`
+	IsRequired   bool   `json:"isRequired"`
+	IsRepeating  bool   `json:"isRepeating"`
+	Type         string `json:"type"`
+	Transition   string `json:"transition"`
+	LastModified string `json:"lastModified"`
+	ModifiedBy   string `json:"modifiedBy"`
+	User         string `json:"user"`
+}
+
+func toPlanItemJSON(caseID string, p *service.PlanItem) planItemJSON {
+	return planItemJSON{ID: p.ID, CaseID: caseID, DefinitionID: p.DefinitionID, StageID: p.StageID, Name: p.Name, Index: p.Index,
+		CurrentState: string(p.State), HistoryState: string(p.HistoryState), IsRequired: p.Required, IsRepeating: p.Repeating,
+		Type: p.Type, Transition: string(p.LastTransition), LastModified: instant(p.LastModified), ModifiedBy: p.ModifiedBy, User: p.ModifiedBy}
+}
+
+func toPlanItemsJSON(caseID string, items []*service.PlanItem) []planItemJSON {
+	out := make([]planItemJSON, len(items))
+	for i, p := range items {
+		out[i] = toPlanItemJSON(caseID, p)
+	}
+	return out
+}
+
+// teamJSON is the reference engine's case team object.
+type teamJSON struct {
+	Users           []teamUserJSON       `json:"users"`
+	Groups          []any                `json:"groups"`
+	TenantRoles     []teamTenantRoleJSON `json:"tenantRoles"`
+	CaseRoles       []string             `json:"caseRoles"`
+	UnassignedRoles []string             `json:"unassignedRoles"`
+}
+
+type teamUserJSON struct {
+	UserID    string   `json:"userId"`
+	Origin    string   `json:"origin"`
+	IsOwner   bool     `json:"isOwner"`
+	CaseRoles []string `json:"caseRoles"`
+}
+
+type teamTenantRoleJSON struct {
+	TenantRole string   `json:"tenantRole"`
+	IsOwner    bool     `json:"isOwner"`
+	CaseRoles  []string `json:"caseRoles"`
+}
+
+func toTeamJSON(team service.Team, caseRoles []string) teamJSON {
+	out := teamJSON{Users: []teamUserJSON{}, Groups: []any{}, TenantRoles: []teamTenantRoleJSON{}, CaseRoles: caseRoles, UnassignedRoles: []string{}}
+	assigned := map[string]bool{}
+	for _, m := range team.Members {
+		roles := m.CaseRoles
+		if roles == nil {
+			roles = []string{}
+		}
+		for _, r := range roles {
+			assigned[r] = true
+		}
+		if m.Type == service.RoleMember {
+			out.TenantRoles = append(out.TenantRoles, teamTenantRoleJSON{TenantRole: m.ID, IsOwner: m.IsOwner, CaseRoles: roles})
+		} else {
+			out.Users = append(out.Users, teamUserJSON{UserID: m.ID, Origin: m.Origin, IsOwner: m.IsOwner, CaseRoles: roles})
+		}
+	}
+	for _, r := range caseRoles {
+		if !assigned[r] {
+			out.UnassignedRoles = append(out.UnassignedRoles, r)
+		}
+	}
+	return out
+}
+
+func (a *API) startCase(w http.ResponseWriter, r *http.Request, who auth.Identity) {
+	var body struct {
+		Definition     string         `json:"definition"`
+		Inputs         map[string]any `json:"inputs"`
+		CaseTeam       *teamFormat    `json:"caseTeam"`
+		Tenant         string         `json:"tenant"`
+		CaseInstanceID string         `json:"caseInstanceId"`
+		Debug          bool           `json:"debug"`
+	}
+	if err := decodeJSON(r, &body); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	in := service.StartCaseInput{Definition: body.Definition, Inputs: body.Inputs, Tenant: body.Tenant,
+		CaseInstanceID: body.CaseInstanceID, Debug: body.Debug}
+	if body.CaseTeam != nil {
+		if len(body.CaseTeam.Groups) > 0 {
+			writeText(w, http.StatusNotFound, "Cannot find a consent group with id '"+body.CaseTeam.Groups[0]+"'")
+			return
+		}
+		in.Team = body.CaseTeam.Members
+	}
+	started, err := a.svc.StartCase(r.Context(), who, in)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Case-Last-Modified", started.LastModified.String())
+	writeJSON(w, http.StatusOK, map[string]string{"caseInstanceId": started.ID, "name": started.Name})
+}
+
+func (a *API) listCases(w http.ResponseWriter, r *http.Request, who auth.Identity) {
+	q := r.URL.Query()
+	caseName := q.Get("caseName")
+	if caseName == "" {
+		caseName = q.Get("definition")
+	}
+	offset, _ := strconv.Atoi(q.Get("offset"))
+	n, _ := strconv.Atoi(q.Get("numberOfResults"))
+	recs, err := a.svc.ListCases(r.Context(), who, service.CaseQuery{Tenant: q.Get("tenant"), State: q.Get("state"),
+		CaseName: caseName, Identifiers: q.Get("identifiers"), Offset: offset, NumberOfResults: n,
+		SortBy: q.Get("sortBy"), SortOrder: q.Get("sortOrder")})
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	out := make([]caseSummary, len(recs))
+	for i, rec := range recs {
+		out[i] = toCaseSummary(rec)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (a *API) getCase(w http.ResponseWriter, r *http.Request, who auth.Identity) {
+	v, err := a.svc.GetCase(r.Context(), who, r.PathValue("caseId"))
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	type identifier struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+	}
+	ids := make([]identifier, 0, len(v.Identifiers))
+	for _, id := range v.Identifiers {
+		ids = append(ids, identifier{Name: id.Name, Value: id.Value})
+	}
+	file := v.State.File
+	if file == nil {
+		file = map[string]any{}
+	}
+	out := struct {
+		caseSummary
+		Identifiers []identifier `json:"identifiers"`
+	}{toCaseSummary(v.Record), ids}
+	out.Team = toTeamJSON(v.State.Team, v.CaseRoles)
+	out.File = file
+	out.PlanItems = toPlanItemsJSON(v.Record.ID, v.State.PlanItems)
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (a *API) caseDefinition(w http.ResponseWriter, r *http.Request, who auth.Identity) {
+	xml, err := a.svc.CaseDefinitionXML(r.Context(), who, r.PathValue("caseId"))
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/xml; charset=UTF-8")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write([]byte(xml))
+}
+
+func (a *API) planItems(w http.ResponseWriter, r *http.Request, who auth.Identity) {
+	id := r.PathValue("caseId")
+	items, err := a.svc.PlanItems(r.Context(), who, id)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toPlanItemsJSON(id, items))
+}
+
+func (a *API) planItem(w http.ResponseWriter, r *http.Request, who auth.Identity) {
+	v, err := a.svc.GetPlanItem(r.Context(), who, r.PathValue("planItemId"))
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toPlanItemJSON(v.CaseID, v.Item))
+}
+
+func (a *API) makeTransition(w http.ResponseWriter, r *http.Request, who auth.Identity) {
+	lm, err := a.svc.MakeTransition(r.Context(), who, r.PathValue("caseId"), r.PathValue("planItem"), r.PathValue("transition"))
+	if service.KindOf(err) == service.NotModified {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	caseModified(w, lm)
+}
+
+func (a *API) caseHistoryEvents(w http.ResponseWriter, r *http.Request, who auth.Identity) {
+	id := r.PathValue("caseId")
+	events, err := a.svc.CaseEvents(r.Context(), who, id)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	type eventJSON struct {
+		Nr      int64          `json:"nr"`
+		Offset  int64          `json:"offset"`
+		Type    string         `json:"type"`
+		Content map[string]any `json:"content"`
+	}
+	out := make([]eventJSON, 0, len(events))
+	for _, e := range events {
+		content := map[string]any{}
+		_ = jsonUnmarshal(e.Payload, &content)
+		content["modelEvent"] = map[string]any{"actorId": id, "tenant": "", "timestamp": instant(e.At), "user": map[string]any{"id": e.UserID}}
+		out = append(out, eventJSON{Nr: e.Seq, Offset: e.Seq, Type: e.Type, Content: content})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (a *API) planItemsHistory(w http.ResponseWriter, r *http.Request, who auth.Identity) {
+	hist, err := a.svc.PlanItemHistory(r.Context(), who, r.PathValue("caseId"), "")
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, hist)
+}
+
+func (a *API) planItemHistory(w http.ResponseWriter, r *http.Request, who auth.Identity) {
+	hist, err := a.svc.PlanItemHistory(r.Context(), who, r.PathValue("caseId"), r.PathValue("planItemId"))
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, hist[0])
+}

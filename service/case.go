@@ -1,0 +1,247 @@
+package service
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"strings"
+
+	"github.com/uptrace/bun"
+
+	"github.com/casegraph/casegraph/auth"
+	"github.com/casegraph/casegraph/db"
+	"github.com/casegraph/casegraph/engine"
+	"github.com/casegraph/casegraph/engine/cmmn"
+)
+
+// Case is the state of a case instance; PlanItem one of its plan items.
+type (
+	Case       = engine.Case
+	PlanItem   = engine.PlanItem
+	CaseRecord = db.CaseRecord
+)
+
+// StartCaseInput is a request to start a case.
+type StartCaseInput struct {
+	// Definition is the name of a definition deployed to the tenant, with
+	// or without .xml.
+	Definition string
+	Inputs     map[string]any
+	// Team is the initial team; empty makes the caller its only member
+	// and owner.
+	Team []MemberInput
+	// Tenant defaults to the configured default tenant.
+	Tenant string
+	// CaseInstanceID is the new case's id; generated when empty.
+	CaseInstanceID string
+	Debug          bool
+}
+
+// CaseStarted is a started case.
+type CaseStarted struct {
+	ID           string
+	Name         string
+	LastModified LastModified
+}
+
+// msgCaseNotFound is the answer for a case that does not exist and for one
+// the caller is not in alike.
+const msgCaseNotFoundFmt = "A case with id '%s' cannot be found."
+
+// StartCase starts a case of a deployed definition. Any authenticated
+// caller may start a case in an existing, enabled tenant; the team decides
+// who may see it afterwards.
+func (s *Service) StartCase(ctx context.Context, who auth.Identity, in StartCaseInput) (CaseStarted, error) {
+	const op = "service.StartCase"
+	tenant := strings.TrimSpace(in.Tenant)
+	if tenant == "" {
+		tenant = s.defaultTenant
+	}
+	id := strings.TrimSpace(in.CaseInstanceID)
+	if id == "" {
+		id = newCaseID()
+	} else if err := validActorID(id); err != nil {
+		return CaseStarted{}, Ef(op, Invalid, "Invalid actor path '%s': %v", id, err)
+	}
+	var out CaseStarted
+	err := s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
+		t, err := db.GetTenant(ctx, tx, tenant)
+		if errors.Is(err, db.ErrNotFound) || (err == nil && !t.Enabled) {
+			return Ef(op, NotFound, "An active tenant with id '%s' cannot be found.", tenant)
+		}
+		if err != nil {
+			return err
+		}
+		stored, err := db.GetDefinition(ctx, tx, tenant, definitionFileName(in.Definition))
+		if errors.Is(err, db.ErrNotFound) {
+			return Ef(op, Invalid, "Cannot find or load definition %s", definitionFileName(strings.TrimSpace(in.Definition)))
+		}
+		if err != nil {
+			return err
+		}
+		defs, err := s.storedDefinitions(ctx, tx, stored.Hash)
+		if err != nil {
+			return err
+		}
+		def := defs.Main()
+		team, err := s.newTeam(ctx, tx, op, def, tenant, who, in.Team)
+		if err != nil {
+			return err
+		}
+		roles, err := db.UserTenantRoles(ctx, tx, tenant, who.UserID)
+		if err != nil {
+			return err
+		}
+		actor, _ := actorOf(who, team, roles)
+		now := s.now()
+		c, events, err := engine.Start(def, engine.StartCase{ID: id, Tenant: tenant, Inputs: in.Inputs, Team: team, Debug: in.Debug},
+			actor, engine.Env{Now: now, NewID: newPlanItemID})
+		if err != nil {
+			return engineError(op, err)
+		}
+		rec := db.CaseRecord{ID: id, Tenant: tenant, Name: def.Name(), DefinitionName: stored.Name, DefinitionHash: stored.Hash,
+			RootCaseID: id, CreatedOn: now, CreatedBy: who.UserID}
+		if _, err := s.saveCase(ctx, tx, def, rec, c, events, who); err != nil {
+			if errors.Is(err, db.ErrExists) {
+				return E(op, Invalid, "Failure while handling message StartCase. Check the server logs for more details")
+			}
+			return err
+		}
+		out = CaseStarted{ID: id, Name: def.Name(), LastModified: LastModified{At: c.LastModified, ID: id}}
+		return nil
+	})
+	return out, err
+}
+
+// saveCase stores a case after a command, with its read tables.
+func (s *Service) saveCase(ctx context.Context, idb bun.IDB, def *cmmn.Case, rec db.CaseRecord, c *engine.Case, events []engine.Event, who auth.Identity) (int64, error) {
+	rec.State = string(c.State())
+	rec.Failures = c.Failures
+	rec.LastModified, rec.ModifiedBy = c.LastModified, c.ModifiedBy
+	if rec.ParentCaseID == "" {
+		rec.ParentCaseID = c.ParentID
+	}
+	if c.RootID != "" {
+		rec.RootCaseID = c.RootID
+	}
+	var ids []db.Identifier
+	for _, bi := range engine.BusinessIdentifiers(def, c) {
+		ids = append(ids, db.Identifier{Name: bi.Name, Value: bi.Value})
+	}
+	return db.SaveCase(ctx, idb, db.CaseWrite{Record: rec, State: c, Events: events, User: who.UserID, At: c.LastModified,
+		Identifiers: ids, Timers: c.Timers()})
+}
+
+// storedDefinitions returns the parsed definitions document with hash,
+// from the cache or the database.
+func (s *Service) storedDefinitions(ctx context.Context, idb bun.IDB, hash string) (*cmmn.Definitions, error) {
+	if defs, ok := s.definitions.cached(hash); ok {
+		return defs, nil
+	}
+	xml, err := db.Document(ctx, idb, hash)
+	if err != nil {
+		return nil, err
+	}
+	return s.definitions.get(hash, []byte(xml))
+}
+
+// caseDefinition returns the <case> a case runs.
+func (s *Service) caseDefinition(ctx context.Context, idb bun.IDB, rec db.CaseRecord, c *engine.Case) (*cmmn.Case, error) {
+	defs, err := s.storedDefinitions(ctx, idb, rec.DefinitionHash)
+	if err != nil {
+		return nil, err
+	}
+	if def := defs.Case(c.DefinitionID); def != nil {
+		return def, nil
+	}
+	return defs.Main(), nil
+}
+
+// caseAccess is a case loaded for a caller who is in its team.
+type caseAccess struct {
+	rec   db.CaseRecord
+	c     *engine.Case
+	actor engine.Actor
+}
+
+// memberCase loads a case for a caller in its team; anyone else gets the
+// very NotFound an unknown id gets.
+func (s *Service) memberCase(ctx context.Context, idb bun.IDB, op string, who auth.Identity, id string) (caseAccess, error) {
+	notFound := Ef(op, NotFound, msgCaseNotFoundFmt, id)
+	rec, c, err := db.LoadCase(ctx, idb, id)
+	if errors.Is(err, db.ErrNotFound) {
+		return caseAccess{}, notFound
+	}
+	if err != nil {
+		return caseAccess{}, wrap(op, err)
+	}
+	roles, err := db.UserTenantRoles(ctx, idb, rec.Tenant, who.UserID)
+	if err != nil {
+		return caseAccess{}, wrap(op, err)
+	}
+	actor, ok := actorOf(who, c.Team, roles)
+	if !ok {
+		return caseAccess{}, notFound
+	}
+	return caseAccess{rec: rec, c: c, actor: actor}, nil
+}
+
+// caseCommand runs one engine command on a case for a team member, in one
+// transaction, retried when another command on the case won the race.
+func (s *Service) caseCommand(ctx context.Context, op string, who auth.Identity, id string, cmd engine.Command) (LastModified, error) {
+	var lm LastModified
+	err := s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
+		ca, err := s.memberCase(ctx, tx, op, who, id)
+		if err != nil {
+			return err
+		}
+		def, err := s.caseDefinition(ctx, tx, ca.rec, ca.c)
+		if err != nil {
+			return err
+		}
+		events, err := engine.Execute(def, ca.c, cmd, ca.actor, engine.Env{Now: s.now(), NewID: newPlanItemID})
+		if err != nil {
+			return engineError(op, err)
+		}
+		if _, err := s.saveCase(ctx, tx, def, ca.rec, ca.c, events, who); err != nil {
+			return err
+		}
+		lm = LastModified{At: ca.c.LastModified, ID: id}
+		return nil
+	})
+	return lm, err
+}
+
+// engineError classifies an engine error.
+func engineError(op string, err error) error {
+	var ee *engine.Error
+	if !errors.As(err, &ee) {
+		return &Error{Op: op, Kind: Internal, Err: err}
+	}
+	kind := map[engine.ErrorKind]Kind{
+		engine.ErrInvalid:    Invalid,
+		engine.ErrNotAllowed: NotAllowed,
+		engine.ErrNotFound:   NotFound,
+		engine.ErrNoEffect:   NotModified,
+	}[ee.Kind]
+	return &Error{Op: op, Kind: kind, Msg: ee.Msg}
+}
+
+// newCaseID returns a random UUID with '_' for '-', the reference engine's
+// case id format.
+func newCaseID() string {
+	return strings.ReplaceAll(newUUID(), "-", "_")
+}
+
+// newPlanItemID returns a fresh plan item id.
+func newPlanItemID() string { return newUUID() }
+
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+}

@@ -1,0 +1,331 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/casegraph/casegraph/auth"
+	"github.com/casegraph/casegraph/db"
+	"github.com/casegraph/casegraph/engine"
+)
+
+// CaseQuery filters and pages a case list, as GET /cases does.
+type CaseQuery struct {
+	Tenant      string
+	State       string
+	CaseName    string
+	Identifiers string // "name=value,name!=value,name"
+	Offset      int
+	// NumberOfResults defaults to 100.
+	NumberOfResults int
+	SortBy          string
+	// SortOrder "asc" sorts ascending; anything else descending.
+	SortOrder string
+}
+
+// ListCases returns the cases the caller is in the team of. The filter is
+// SQL; the whole result is sorted before the page is cut.
+func (s *Service) ListCases(ctx context.Context, who auth.Identity, q CaseQuery) ([]CaseRecord, error) {
+	const op = "service.ListCases"
+	ids, err := parseIdentifierFilter(q.Identifiers)
+	if err != nil {
+		return nil, Ef(op, Invalid, "Invalid identifiers filter: %v", err)
+	}
+	limit := q.NumberOfResults
+	if limit <= 0 {
+		limit = 100
+	}
+	recs, err := db.ListCases(ctx, s.db, who.UserID, db.CaseFilter{Tenant: q.Tenant, State: q.State, CaseName: q.CaseName,
+		Identifiers: ids, Offset: q.Offset, Limit: limit, SortBy: q.SortBy, Ascending: strings.EqualFold(q.SortOrder, "asc")})
+	if err != nil {
+		return nil, wrap(op, err)
+	}
+	return recs, nil
+}
+
+// parseIdentifierFilter parses "name=value,name!=value,name": several
+// values of one name are OR-ed, different names AND-ed.
+func parseIdentifierFilter(s string) ([]db.IdentifierCondition, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	byName := map[string]*db.IdentifierCondition{}
+	var order []string
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" || strings.HasPrefix(part, "!") {
+			continue // "!name" is parsed but not supported, as in the reference engine
+		}
+		name, value, not := part, "", false
+		if n, v, ok := strings.Cut(part, "!="); ok {
+			name, value, not = n, v, true
+		} else if n, v, ok := strings.Cut(part, "="); ok {
+			name, value = n, v
+		}
+		name = strings.TrimSpace(name)
+		if name == "" {
+			return nil, errors.New("a condition has no identifier name")
+		}
+		c := byName[name]
+		if c == nil {
+			c = &db.IdentifierCondition{Name: name, Not: not}
+			byName[name] = c
+			order = append(order, name)
+		}
+		if value != "" || strings.Contains(part, "=") {
+			c.Values = append(c.Values, value)
+		}
+	}
+	out := make([]db.IdentifierCondition, 0, len(order))
+	for _, n := range order {
+		out = append(out, *byName[n])
+	}
+	return out, nil
+}
+
+// CaseView is a whole case as a team member sees it.
+type CaseView struct {
+	Record      CaseRecord
+	State       *Case
+	Identifiers []Identifier
+	// CaseRoles are the roles the definition declares.
+	CaseRoles []string
+	// Actor is the caller as the case sees it.
+	Actor engine.Actor
+}
+
+// Identifier is a business identifier of a case.
+type Identifier = db.Identifier
+
+// GetCase returns a case to a member of its team.
+func (s *Service) GetCase(ctx context.Context, who auth.Identity, id string) (CaseView, error) {
+	const op = "service.GetCase"
+	ca, err := s.memberCase(ctx, s.db, op, who, id)
+	if err != nil {
+		return CaseView{}, err
+	}
+	v, err := s.caseView(ctx, ca.rec, ca.c)
+	if err != nil {
+		return CaseView{}, wrap(op, err)
+	}
+	v.Actor = ca.actor
+	return v, nil
+}
+
+// LoadCases returns the cases among ids that the caller is in the team of,
+// by id, in a fixed number of queries whatever the number of ids: the batch
+// behind the GraphQL case loader. Cases the caller may not see are absent,
+// exactly like unknown ids.
+func (s *Service) LoadCases(ctx context.Context, who auth.Identity, ids []string) (map[string]CaseView, error) {
+	const op = "service.LoadCases"
+	loaded, err := db.LoadVisibleCases(ctx, s.db, who.UserID, ids)
+	if err != nil {
+		return nil, wrap(op, err)
+	}
+	out := make(map[string]CaseView, len(loaded))
+	for id, lc := range loaded {
+		v, err := s.caseView(ctx, lc.Record, lc.State)
+		if err != nil {
+			return nil, wrap(op, err)
+		}
+		out[id] = v
+	}
+	return out, nil
+}
+
+func (s *Service) caseView(ctx context.Context, rec CaseRecord, c *Case) (CaseView, error) {
+	def, err := s.caseDefinition(ctx, s.db, rec, c)
+	if err != nil {
+		return CaseView{}, err
+	}
+	v := CaseView{Record: rec, State: c, CaseRoles: []string{}}
+	for _, r := range def.Roles() {
+		v.CaseRoles = append(v.CaseRoles, r.Name())
+	}
+	for _, bi := range engine.BusinessIdentifiers(def, c) {
+		v.Identifiers = append(v.Identifiers, Identifier{Name: bi.Name, Value: bi.Value})
+	}
+	return v, nil
+}
+
+// CaseDefinitionXML returns the definitions document a case runs on.
+func (s *Service) CaseDefinitionXML(ctx context.Context, who auth.Identity, id string) (string, error) {
+	const op = "service.CaseDefinitionXML"
+	ca, err := s.memberCase(ctx, s.db, op, who, id)
+	if err != nil {
+		return "", err
+	}
+	xml, err := db.Document(ctx, s.db, ca.rec.DefinitionHash)
+	return xml, wrap(op, err)
+}
+
+// PlanItems returns the plan items of a case in creation order.
+func (s *Service) PlanItems(ctx context.Context, who auth.Identity, id string) ([]*PlanItem, error) {
+	const op = "service.PlanItems"
+	ca, err := s.memberCase(ctx, s.db, op, who, id)
+	if err != nil {
+		return nil, err
+	}
+	return ca.c.PlanItems, nil
+}
+
+// PlanItemView is a plan item with the case it belongs to.
+type PlanItemView struct {
+	CaseID string
+	Item   *PlanItem
+}
+
+// GetPlanItem returns a plan item by its id, in whatever case of the
+// caller's it is (the reference engine ignores the case id of the path).
+func (s *Service) GetPlanItem(ctx context.Context, who auth.Identity, planItemID string) (PlanItemView, error) {
+	const op = "service.GetPlanItem"
+	notFound := Ef(op, NotFound, "A plan item with id '%s' cannot be found.", planItemID)
+	caseID, err := db.PlanItemCase(ctx, s.db, who.UserID, planItemID)
+	if errors.Is(err, db.ErrNotFound) {
+		return PlanItemView{}, notFound
+	}
+	if err != nil {
+		return PlanItemView{}, wrap(op, err)
+	}
+	ca, err := s.memberCase(ctx, s.db, op, who, caseID)
+	if err != nil {
+		return PlanItemView{}, notFound
+	}
+	if p := ca.c.PlanItem(planItemID); p != nil {
+		return PlanItemView{CaseID: caseID, Item: p}, nil
+	}
+	return PlanItemView{}, notFound
+}
+
+// MakeTransition applies a transition (a name such as "complete" or
+// "manualStart", any case) to the plan items with that id or name. Any team
+// member may; the engine checks the roles a transition needs. NotModified
+// when nothing changed.
+func (s *Service) MakeTransition(ctx context.Context, who auth.Identity, caseID, planItem, transition string) (LastModified, error) {
+	const op = "service.MakeTransition"
+	t, ok := engine.ParseTransition(transition)
+	if !ok {
+		return LastModified{}, E(op, Invalid, "Transition null is not valid")
+	}
+	return s.caseCommand(ctx, op, who, caseID, engine.MakeTransition{PlanItem: planItem, Transition: t})
+}
+
+// CaseFile returns a case's case file.
+func (s *Service) CaseFile(ctx context.Context, who auth.Identity, id string) (map[string]any, error) {
+	const op = "service.CaseFile"
+	ca, err := s.memberCase(ctx, s.db, op, who, id)
+	if err != nil {
+		return nil, err
+	}
+	if ca.c.File == nil {
+		return map[string]any{}, nil
+	}
+	return ca.c.File, nil
+}
+
+// ChangeCaseFile creates, updates, replaces or deletes a case file item.
+// Any team member may.
+func (s *Service) ChangeCaseFile(ctx context.Context, who auth.Identity, id string, op CaseFileOp, path string, value any) (LastModified, error) {
+	return s.caseCommand(ctx, "service.ChangeCaseFile", who, id, engine.ChangeCaseFile{Op: op, Path: path, Value: value})
+}
+
+// CaseEvent is one event of a case's history.
+type CaseEvent = db.CaseEvent
+
+// CaseEvents returns every event of a case, in order.
+func (s *Service) CaseEvents(ctx context.Context, who auth.Identity, id string) ([]CaseEvent, error) {
+	const op = "service.CaseEvents"
+	if _, err := s.memberCase(ctx, s.db, op, who, id); err != nil {
+		return nil, err
+	}
+	events, err := db.CaseEvents(ctx, s.db, id)
+	return events, wrap(op, err)
+}
+
+// PlanItemHistoryRecord is one transition of a plan item.
+type PlanItemHistoryRecord struct {
+	ID           string `json:"id"`
+	PlanItemID   string `json:"planItemId"`
+	Name         string `json:"name"`
+	Index        int    `json:"index"`
+	StageID      string `json:"stageId"`
+	CaseID       string `json:"caseInstanceId"`
+	CurrentState string `json:"currentState"`
+	HistoryState string `json:"historyState"`
+	Type         string `json:"type"`
+	Transition   string `json:"transition"`
+	Repeating    bool   `json:"repeating"`
+	Required     bool   `json:"required"`
+	LastModified string `json:"lastModified"`
+	ModifiedBy   string `json:"modifiedBy"`
+	EventType    string `json:"eventType"`
+	SequenceNr   int64  `json:"sequenceNr"`
+}
+
+// PlanItemHistory returns the transitions of every plan item of a case,
+// grouped per plan item in creation order (planItemID "" for all), rebuilt
+// from the case's events.
+func (s *Service) PlanItemHistory(ctx context.Context, who auth.Identity, caseID, planItemID string) ([][]PlanItemHistoryRecord, error) {
+	const op = "service.PlanItemHistory"
+	events, err := s.CaseEvents(ctx, who, caseID)
+	if err != nil {
+		return nil, err
+	}
+	var order []string
+	byItem := map[string][]PlanItemHistoryRecord{}
+	for _, e := range events {
+		if e.Type != "PlanItemTransitioned" && e.Type != "PlanItemCreated" {
+			continue
+		}
+		var p struct {
+			PlanItemID   string `json:"planItemId"`
+			Name         string `json:"name"`
+			Index        int    `json:"index"`
+			StageID      string `json:"stageId"`
+			CurrentState string `json:"currentState"`
+			HistoryState string `json:"historyState"`
+			Type         string `json:"type"`
+			Transition   string `json:"transition"`
+			Repeating    bool   `json:"repeating"`
+			Required     bool   `json:"required"`
+		}
+		if err := json.Unmarshal(e.Payload, &p); err != nil || p.PlanItemID == "" {
+			continue
+		}
+		if planItemID != "" && p.PlanItemID != planItemID {
+			continue
+		}
+		if _, ok := byItem[p.PlanItemID]; !ok {
+			order = append(order, p.PlanItemID)
+		}
+		n := len(byItem[p.PlanItemID])
+		byItem[p.PlanItemID] = append(byItem[p.PlanItemID], PlanItemHistoryRecord{
+			ID: p.PlanItemID + "_" + strconv.Itoa(n), PlanItemID: p.PlanItemID, Name: p.Name, Index: p.Index, StageID: p.StageID,
+			CaseID: caseID, CurrentState: p.CurrentState, HistoryState: p.HistoryState, Type: p.Type, Transition: p.Transition,
+			Repeating: p.Repeating, Required: p.Required, LastModified: e.At.UTC().Format("2006-01-02T15:04:05.999999999Z07:00"),
+			ModifiedBy: e.UserID, EventType: e.Type, SequenceNr: e.Seq,
+		})
+	}
+	if planItemID != "" && len(order) == 0 {
+		return nil, Ef(op, NotFound, "A plan item with id '%s' cannot be found.", planItemID)
+	}
+	out := make([][]PlanItemHistoryRecord, 0, len(order))
+	for _, id := range order {
+		out = append(out, byItem[id])
+	}
+	return out, nil
+}
+
+// CaseFileOp is a case file operation: create, update, replace or delete.
+type CaseFileOp = engine.CaseFileOp
+
+// Case file operations.
+const (
+	FileCreate  = engine.FileCreate
+	FileUpdate  = engine.FileUpdate
+	FileReplace = engine.FileReplace
+	FileDelete  = engine.FileDelete
+)

@@ -1,0 +1,107 @@
+package service
+
+import (
+	"context"
+
+	"github.com/casegraph/casegraph/auth"
+	"github.com/casegraph/casegraph/db"
+)
+
+// Documentation is a documentation text of the definition.
+type Documentation struct {
+	TextFormat string
+	Text       string
+}
+
+// PlanItemDocumentation returns the documentation of a plan item's
+// definition; nil when it has none.
+func (s *Service) PlanItemDocumentation(ctx context.Context, who auth.Identity, caseID, planItemID string) (*Documentation, error) {
+	const op = "service.PlanItemDocumentation"
+	ca, err := s.memberCase(ctx, s.db, op, who, caseID)
+	if err != nil {
+		return nil, err
+	}
+	p := ca.c.PlanItem(planItemID)
+	if p == nil {
+		return nil, Ef(op, NotFound, "A plan item with id '%s' cannot be found.", planItemID)
+	}
+	def, err := s.caseDefinition(ctx, s.db, ca.rec, ca.c)
+	if err != nil {
+		return nil, wrap(op, err)
+	}
+	text := ""
+	if p.StageID == "" {
+		text = def.Documentation()
+		if text == "" {
+			text = def.Plan().Documentation()
+		}
+	} else if pd := def.PlanItem(p.DefinitionID); pd != nil {
+		text = pd.Documentation()
+		if text == "" && pd.Definition() != nil {
+			text = pd.Definition().Documentation()
+		}
+	}
+	if text == "" {
+		return nil, nil
+	}
+	return &Documentation{TextFormat: "text/plain", Text: text}, nil
+}
+
+// CaseFileDocumentation is the documentation of one case file item.
+type CaseFileDocumentation struct {
+	Path          string
+	Documentation Documentation
+}
+
+// CaseFileDocumentation returns the documented case file items of a case's
+// definition.
+func (s *Service) CaseFileDocumentation(ctx context.Context, who auth.Identity, caseID string) ([]CaseFileDocumentation, error) {
+	const op = "service.CaseFileDocumentation"
+	ca, err := s.memberCase(ctx, s.db, op, who, caseID)
+	if err != nil {
+		return nil, err
+	}
+	def, err := s.caseDefinition(ctx, s.db, ca.rec, ca.c)
+	if err != nil {
+		return nil, wrap(op, err)
+	}
+	out := []CaseFileDocumentation{}
+	for _, item := range def.CaseFileItems() {
+		if doc := item.Documentation(); doc != "" {
+			out = append(out, CaseFileDocumentation{Path: item.Path(), Documentation: Documentation{TextFormat: "text/plain", Text: doc}})
+		}
+	}
+	return out, nil
+}
+
+// IdentifierRecord is a business identifier with its case.
+type IdentifierRecord = db.IdentifierRecord
+
+// IdentifierQuery filters and pages business identifiers.
+type IdentifierQuery struct {
+	Tenant, Name    string
+	Offset          int
+	NumberOfResults int
+	SortBy          string
+	SortOrder       string
+}
+
+// Identifiers returns business identifiers of the caller's cases.
+func (s *Service) Identifiers(ctx context.Context, who auth.Identity, q IdentifierQuery) ([]IdentifierRecord, error) {
+	limit := q.NumberOfResults
+	if limit <= 0 {
+		limit = 100
+	}
+	recs, err := db.Identifiers(ctx, s.db, who.UserID, q.Tenant, q.Name, q.Offset, limit, q.SortBy, q.SortOrder == "asc")
+	return recs, wrap("service.Identifiers", err)
+}
+
+// IdentifierNames returns the names of business identifiers of the
+// caller's cases.
+func (s *Service) IdentifierNames(ctx context.Context, who auth.Identity, tenant string) ([]string, error) {
+	names, err := db.IdentifierNames(ctx, s.db, who.UserID, tenant)
+	if names == nil {
+		names = []string{}
+	}
+	return names, wrap("service.IdentifierNames", err)
+}
