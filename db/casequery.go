@@ -56,11 +56,14 @@ var CaseSortColumns = map[string]string{
 }
 
 // ListCases returns the cases visible to userID that pass f, sorted as a
-// whole before the page is cut.
-func ListCases(ctx context.Context, idb bun.IDB, userID string, f CaseFilter) ([]CaseRecord, error) {
+// whole before the page is cut; with their states when withState is set.
+func ListCases(ctx context.Context, idb bun.IDB, userID string, f CaseFilter, withState bool) ([]LoadedCase, error) {
 	var rows []caseRow
-	q := idb.NewSelect().Model(&rows).ExcludeColumn("snapshot").
+	q := idb.NewSelect().Model(&rows).
 		Where(visibleCase("case_row.id", "case_row.tenant"), userID, userID)
+	if !withState {
+		q = q.ExcludeColumn("snapshot")
+	}
 	q = applyCaseFilter(q, "case_row", f)
 	col, ok := CaseSortColumns[strings.ToLower(f.SortBy)]
 	if !ok {
@@ -77,9 +80,16 @@ func ListCases(ctx context.Context, idb bun.IDB, userID string, f CaseFilter) ([
 	if err := q.Scan(ctx); err != nil {
 		return nil, fmt.Errorf("db: list cases: %w", err)
 	}
-	out := make([]CaseRecord, len(rows))
+	out := make([]LoadedCase, len(rows))
 	for i, r := range rows {
-		out[i] = r.record()
+		out[i] = LoadedCase{Record: r.record()}
+		if withState {
+			c, err := decodeSnapshot(r)
+			if err != nil {
+				return nil, err
+			}
+			out[i].State = c
+		}
 	}
 	return out, nil
 }
@@ -244,4 +254,72 @@ func LoadVisibleCases(ctx context.Context, idb bun.IDB, userID string, ids []str
 type LoadedCase struct {
 	Record CaseRecord
 	State  *engine.Case
+}
+
+// CaseMemberAccounts returns, for each of caseIDs visible to userID, the
+// tenant accounts (in the case's tenant) of its user members, by user id:
+// two queries whatever the number of cases.
+func CaseMemberAccounts(ctx context.Context, idb bun.IDB, userID string, caseIDs []string) (map[string]map[string]TenantUser, error) {
+	out := make(map[string]map[string]TenantUser, len(caseIDs))
+	if len(caseIDs) == 0 {
+		return out, nil
+	}
+	var rows []struct {
+		CaseID string `bun:"case_id"`
+		tenantUserRow
+	}
+	err := idb.NewSelect().TableExpr("case_team_members AS m").
+		ColumnExpr("m.case_id, u.tenant, u.user_id, u.name, u.email, u.is_owner, u.enabled").
+		Join("JOIN cases AS c ON c.id = m.case_id").
+		Join("JOIN tenant_users AS u ON u.tenant = c.tenant AND u.user_id = m.member_id").
+		Where("m.member_type = 'user'").
+		Where("m.case_id IN (?)", bun.In(caseIDs)).
+		Where(visibleCase("c.id", "c.tenant"), userID, userID).
+		Scan(ctx, &rows)
+	if err != nil {
+		return nil, fmt.Errorf("db: select case member accounts: %w", err)
+	}
+	if len(rows) == 0 {
+		return out, nil
+	}
+	type key struct{ tenant, user string }
+	keys := map[key]bool{}
+	var tenants, users []string
+	for _, r := range rows {
+		if k := (key{r.Tenant, r.UserID}); !keys[k] {
+			keys[k] = true
+			tenants, users = append(tenants, r.Tenant), append(users, r.UserID)
+		}
+	}
+	var roles []tenantUserRoleRow
+	err = idb.NewSelect().Model(&roles).
+		Where("tenant IN (?) AND user_id IN (?)", bun.In(unique(tenants)), bun.In(unique(users))).
+		Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("db: select case member roles: %w", err)
+	}
+	userRows := make([]tenantUserRow, len(rows))
+	for i, r := range rows {
+		userRows[i] = r.tenantUserRow
+	}
+	accounts := joinRoles(userRows, roles)
+	for i, r := range rows {
+		if out[r.CaseID] == nil {
+			out[r.CaseID] = map[string]TenantUser{}
+		}
+		out[r.CaseID][r.UserID] = accounts[i]
+	}
+	return out, nil
+}
+
+func unique(in []string) []string {
+	seen := make(map[string]bool, len(in))
+	out := in[:0:0]
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -31,6 +31,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	Case() CaseResolver
 	Me() MeResolver
+	Member() MemberResolver
 	Mutation() MutationResolver
 	PlanItem() PlanItemResolver
 	Platform() PlatformResolver
@@ -64,6 +65,7 @@ type ComplexityRoot struct {
 		PlanItems    func(childComplexity int) int
 		RootCaseID   func(childComplexity int) int
 		State        func(childComplexity int) int
+		Team         func(childComplexity int) int
 		Tenant       func(childComplexity int) int
 	}
 
@@ -83,6 +85,12 @@ type ComplexityRoot struct {
 		SequenceNr func(childComplexity int) int
 		Type       func(childComplexity int) int
 		User       func(childComplexity int) int
+	}
+
+	CaseTeam struct {
+		CaseRoles       func(childComplexity int) int
+		Members         func(childComplexity int) int
+		UnassignedRoles func(childComplexity int) int
 	}
 
 	Definition struct {
@@ -127,6 +135,15 @@ type ComplexityRoot struct {
 		Ok          func(childComplexity int) int
 	}
 
+	Member struct {
+		CaseRoles  func(childComplexity int) int
+		IsOwner    func(childComplexity int) int
+		MemberID   func(childComplexity int) int
+		MemberType func(childComplexity int) int
+		Origin     func(childComplexity int) int
+		User       func(childComplexity int) int
+	}
+
 	Mutation struct {
 		CreateCaseFileItem     func(childComplexity int, caseID string, path string, value any) int
 		CreateTenant           func(childComplexity int, input model.CreateTenantInput) int
@@ -136,12 +153,15 @@ type ComplexityRoot struct {
 		EnableTenant           func(childComplexity int, name string) int
 		MakePlanItemTransition func(childComplexity int, caseID string, planItem string, transition string) int
 		RaiseUserEvent         func(childComplexity int, caseID string, event string) int
+		RemoveCaseTeamMember   func(childComplexity int, caseID string, memberID string, memberType *model.MemberType) int
 		RemoveTenantUser       func(childComplexity int, tenant string, userID string) int
 		ReplaceCaseFileItem    func(childComplexity int, caseID string, path string, value any) int
 		ReplaceTenantUsers     func(childComplexity int, tenant string, users []*model.TenantUserInput) int
+		SetCaseTeam            func(childComplexity int, caseID string, members []*model.CaseTeamMemberInput) int
 		SetTenantUser          func(childComplexity int, tenant string, user model.TenantUserInput) int
 		StartCase              func(childComplexity int, input model.StartCaseInput) int
 		UpdateCaseFileItem     func(childComplexity int, caseID string, path string, value any) int
+		UpsertCaseTeamMembers  func(childComplexity int, caseID string, members []*model.CaseTeamMemberUpdate) int
 	}
 
 	PageInfo struct {
@@ -228,9 +248,13 @@ type CaseResolver interface {
 	Identifiers(ctx context.Context, obj *model.Case) ([]*model.BusinessIdentifier, error)
 	History(ctx context.Context, obj *model.Case) ([]*model.CaseEvent, error)
 	CaseRoles(ctx context.Context, obj *model.Case) ([]string, error)
+	Team(ctx context.Context, obj *model.Case) (*model.CaseTeam, error)
 }
 type MeResolver interface {
 	Tenants(ctx context.Context, obj *model.Me) ([]*model.TenantUser, error)
+}
+type MemberResolver interface {
+	User(ctx context.Context, obj *model.Member) (*model.TenantUser, error)
 }
 type MutationResolver interface {
 	CreateTenant(ctx context.Context, input model.CreateTenantInput) (*model.Tenant, error)
@@ -247,6 +271,9 @@ type MutationResolver interface {
 	UpdateCaseFileItem(ctx context.Context, caseID string, path string, value any) (*model.Case, error)
 	ReplaceCaseFileItem(ctx context.Context, caseID string, path string, value any) (*model.Case, error)
 	DeleteCaseFileItem(ctx context.Context, caseID string, path string) (*model.Case, error)
+	SetCaseTeam(ctx context.Context, caseID string, members []*model.CaseTeamMemberInput) (*model.Case, error)
+	UpsertCaseTeamMembers(ctx context.Context, caseID string, members []*model.CaseTeamMemberUpdate) (*model.Case, error)
+	RemoveCaseTeamMember(ctx context.Context, caseID string, memberID string, memberType *model.MemberType) (*model.Case, error)
 }
 type PlanItemResolver interface {
 	Case(ctx context.Context, obj *model.PlanItem) (*model.Case, error)
@@ -404,6 +431,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Case.State(childComplexity), true
+	case "Case.team":
+		if e.ComplexityRoot.Case.Team == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Case.Team(childComplexity), true
 	case "Case.tenant":
 		if e.ComplexityRoot.Case.Tenant == nil {
 			break
@@ -467,6 +500,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CaseEvent.User(childComplexity), true
+
+	case "CaseTeam.caseRoles":
+		if e.ComplexityRoot.CaseTeam.CaseRoles == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CaseTeam.CaseRoles(childComplexity), true
+	case "CaseTeam.members":
+		if e.ComplexityRoot.CaseTeam.Members == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CaseTeam.Members(childComplexity), true
+	case "CaseTeam.unassignedRoles":
+		if e.ComplexityRoot.CaseTeam.UnassignedRoles == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CaseTeam.UnassignedRoles(childComplexity), true
 
 	case "Definition.caseName":
 		if e.ComplexityRoot.Definition.CaseName == nil {
@@ -618,6 +670,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MeasurePoint.Ok(childComplexity), true
 
+	case "Member.caseRoles":
+		if e.ComplexityRoot.Member.CaseRoles == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Member.CaseRoles(childComplexity), true
+	case "Member.isOwner":
+		if e.ComplexityRoot.Member.IsOwner == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Member.IsOwner(childComplexity), true
+	case "Member.memberId":
+		if e.ComplexityRoot.Member.MemberID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Member.MemberID(childComplexity), true
+	case "Member.memberType":
+		if e.ComplexityRoot.Member.MemberType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Member.MemberType(childComplexity), true
+	case "Member.origin":
+		if e.ComplexityRoot.Member.Origin == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Member.Origin(childComplexity), true
+	case "Member.user":
+		if e.ComplexityRoot.Member.User == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Member.User(childComplexity), true
+
 	case "Mutation.createCaseFileItem":
 		if e.ComplexityRoot.Mutation.CreateCaseFileItem == nil {
 			break
@@ -706,6 +795,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RaiseUserEvent(childComplexity, args["caseId"].(string), args["event"].(string)), true
+	case "Mutation.removeCaseTeamMember":
+		if e.ComplexityRoot.Mutation.RemoveCaseTeamMember == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_removeCaseTeamMember_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RemoveCaseTeamMember(childComplexity, args["caseId"].(string), args["memberId"].(string), args["memberType"].(*model.MemberType)), true
 	case "Mutation.removeTenantUser":
 		if e.ComplexityRoot.Mutation.RemoveTenantUser == nil {
 			break
@@ -739,6 +839,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ReplaceTenantUsers(childComplexity, args["tenant"].(string), args["users"].([]*model.TenantUserInput)), true
+	case "Mutation.setCaseTeam":
+		if e.ComplexityRoot.Mutation.SetCaseTeam == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setCaseTeam_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetCaseTeam(childComplexity, args["caseId"].(string), args["members"].([]*model.CaseTeamMemberInput)), true
 	case "Mutation.setTenantUser":
 		if e.ComplexityRoot.Mutation.SetTenantUser == nil {
 			break
@@ -772,6 +883,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateCaseFileItem(childComplexity, args["caseId"].(string), args["path"].(string), args["value"].(any)), true
+	case "Mutation.upsertCaseTeamMembers":
+		if e.ComplexityRoot.Mutation.UpsertCaseTeamMembers == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_upsertCaseTeamMembers_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpsertCaseTeamMembers(childComplexity, args["caseId"].(string), args["members"].([]*model.CaseTeamMemberUpdate)), true
 
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
@@ -1127,6 +1249,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		return graphql.NewInputUnmarshalerIndex(
 			graphql.NewInputUnmarshaler("CaseFilter", ec.unmarshalInputCaseFilter),
 			graphql.NewInputUnmarshaler("CaseTeamMemberInput", ec.unmarshalInputCaseTeamMemberInput),
+			graphql.NewInputUnmarshaler("CaseTeamMemberUpdate", ec.unmarshalInputCaseTeamMemberUpdate),
 			graphql.NewInputUnmarshaler("CreateTenantInput", ec.unmarshalInputCreateTenantInput),
 			graphql.NewInputUnmarshaler("StartCaseInput", ec.unmarshalInputStartCaseInput),
 			graphql.NewInputUnmarshaler("TenantUserInput", ec.unmarshalInputTenantUserInput),
@@ -1282,6 +1405,16 @@ type Mutation {
   replaceCaseFileItem(caseId: ID!, path: String!, value: JSON!): Case!
   "Delete a case file item."
   deleteCaseFileItem(caseId: ID!, path: String!): Case!
+
+  "Replace the whole team of a case. Case owners only; the team needs an owner."
+  setCaseTeam(caseId: ID!, members: [CaseTeamMemberInput!]!): Case!
+  """
+  Add or change team members: caseRoles are added, removeRoles removed,
+  ownership changes only when isOwner is given. Case owners only.
+  """
+  upsertCaseTeamMembers(caseId: ID!, members: [CaseTeamMemberUpdate!]!): Case!
+  "Remove a member from the team. Case owners only; the last owner cannot go."
+  removeCaseTeamMember(caseId: ID!, memberId: String!, memberType: MemberType = USER): Case!
 }
 
 "The caller as the platform knows it."
@@ -1410,6 +1543,27 @@ type Case {
   history: [CaseEvent!]!
   "Roles the definition declares."
   caseRoles: [String!]!
+  "Who may see the case and act in it."
+  team: CaseTeam!
+}
+
+"A case team: its memberships, the definition's roles and the roles nobody holds."
+type CaseTeam {
+  members: [Member!]!
+  caseRoles: [String!]!
+  unassignedRoles: [String!]!
+}
+
+"A membership of a case team: a tenant user, or a tenant role (every user holding it in the case's tenant)."
+type Member {
+  memberId: String!
+  memberType: MemberType!
+  caseRoles: [String!]!
+  isOwner: Boolean!
+  "For a user: Tenant (registered in the case's tenant), Platform (in another tenant) or IDP."
+  origin: String
+  "For a user registered in the case's tenant: that account."
+  user: TenantUser
 }
 
 type PlanItem {
@@ -1509,6 +1663,17 @@ input CaseTeamMemberInput {
   caseRoles: [String!]
   isOwner: Boolean
 }
+
+input CaseTeamMemberUpdate {
+  memberId: String!
+  memberType: MemberType = USER
+  "Sets ownership when given; unchanged otherwise."
+  isOwner: Boolean
+  "Roles to add."
+  caseRoles: [String!]
+  "Roles to remove."
+  removeRoles: [String!]
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -1563,6 +1728,8 @@ func (ec *executionContext) childFields_Case(ctx context.Context, field graphql.
 		return ec.fieldContext_Case_history(ctx, field)
 	case "caseRoles":
 		return ec.fieldContext_Case_caseRoles(ctx, field)
+	case "team":
+		return ec.fieldContext_Case_team(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Case", field.Name)
 }
@@ -1601,6 +1768,18 @@ func (ec *executionContext) childFields_CaseEvent(ctx context.Context, field gra
 		return ec.fieldContext_CaseEvent_payload(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CaseEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_CaseTeam(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "members":
+		return ec.fieldContext_CaseTeam_members(ctx, field)
+	case "caseRoles":
+		return ec.fieldContext_CaseTeam_caseRoles(ctx, field)
+	case "unassignedRoles":
+		return ec.fieldContext_CaseTeam_unassignedRoles(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CaseTeam", field.Name)
 }
 
 func (ec *executionContext) childFields_Definition(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1685,6 +1864,24 @@ func (ec *executionContext) childFields_MeasurePoint(ctx context.Context, field 
 		return ec.fieldContext_MeasurePoint_description(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type MeasurePoint", field.Name)
+}
+
+func (ec *executionContext) childFields_Member(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "memberId":
+		return ec.fieldContext_Member_memberId(ctx, field)
+	case "memberType":
+		return ec.fieldContext_Member_memberType(ctx, field)
+	case "caseRoles":
+		return ec.fieldContext_Member_caseRoles(ctx, field)
+	case "isOwner":
+		return ec.fieldContext_Member_isOwner(ctx, field)
+	case "origin":
+		return ec.fieldContext_Member_origin(ctx, field)
+	case "user":
+		return ec.fieldContext_Member_user(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Member", field.Name)
 }
 
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2101,6 +2298,36 @@ func (ec *executionContext) field_Mutation_raiseUserEvent_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_removeCaseTeamMember_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "caseId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["caseId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "memberId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["memberId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "memberType",
+		func(ctx context.Context, v any) (*model.MemberType, error) {
+			return ec.unmarshalOMemberType2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐMemberType(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["memberType"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_removeTenantUser_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -2175,6 +2402,28 @@ func (ec *executionContext) field_Mutation_replaceTenantUsers_args(ctx context.C
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_setCaseTeam_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "caseId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["caseId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "members",
+		func(ctx context.Context, v any) ([]*model.CaseTeamMemberInput, error) {
+			return ec.unmarshalNCaseTeamMemberInput2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseTeamMemberInputᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["members"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_setTenantUser_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -2238,6 +2487,28 @@ func (ec *executionContext) field_Mutation_updateCaseFileItem_args(ctx context.C
 		return nil, err
 	}
 	args["value"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_upsertCaseTeamMembers_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "caseId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["caseId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "members",
+		func(ctx context.Context, v any) ([]*model.CaseTeamMemberUpdate, error) {
+			return ec.unmarshalNCaseTeamMemberUpdate2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseTeamMemberUpdateᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["members"] = arg1
 	return args, nil
 }
 
@@ -2929,6 +3200,38 @@ func (ec *executionContext) fieldContext_Case_caseRoles(_ context.Context, field
 	return graphql.NewScalarFieldContext("Case", field, true, true, "String")
 }
 
+func (ec *executionContext) _Case_team(ctx context.Context, field graphql.CollectedField, obj *model.Case) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Case_team(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Case().Team(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CaseTeam) graphql.Marshaler {
+			return ec.marshalNCaseTeam2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseTeam(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Case_team(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Case",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CaseTeam(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _CaseConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.CaseConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3161,6 +3464,84 @@ func (ec *executionContext) _CaseEvent_payload(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_CaseEvent_payload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CaseEvent", field, false, false, "JSON")
+}
+
+func (ec *executionContext) _CaseTeam_members(ctx context.Context, field graphql.CollectedField, obj *model.CaseTeam) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CaseTeam_members(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Members, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Member) graphql.Marshaler {
+			return ec.marshalNMember2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐMemberᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CaseTeam_members(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CaseTeam",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Member(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CaseTeam_caseRoles(ctx context.Context, field graphql.CollectedField, obj *model.CaseTeam) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CaseTeam_caseRoles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CaseRoles, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CaseTeam_caseRoles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CaseTeam", field, false, false, "String")
+}
+
+func (ec *executionContext) _CaseTeam_unassignedRoles(ctx context.Context, field graphql.CollectedField, obj *model.CaseTeam) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CaseTeam_unassignedRoles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UnassignedRoles, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CaseTeam_unassignedRoles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CaseTeam", field, false, false, "String")
 }
 
 func (ec *executionContext) _Definition_name(ctx context.Context, field graphql.CollectedField, obj *model.Definition) (ret graphql.Marshaler) {
@@ -3740,6 +4121,153 @@ func (ec *executionContext) _MeasurePoint_description(ctx context.Context, field
 }
 func (ec *executionContext) fieldContext_MeasurePoint_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MeasurePoint", field, false, false, "String")
+}
+
+func (ec *executionContext) _Member_memberId(ctx context.Context, field graphql.CollectedField, obj *model.Member) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Member_memberId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MemberID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Member_memberId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Member", field, false, false, "String")
+}
+
+func (ec *executionContext) _Member_memberType(ctx context.Context, field graphql.CollectedField, obj *model.Member) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Member_memberType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MemberType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.MemberType) graphql.Marshaler {
+			return ec.marshalNMemberType2githubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐMemberType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Member_memberType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Member", field, false, false, "MemberType")
+}
+
+func (ec *executionContext) _Member_caseRoles(ctx context.Context, field graphql.CollectedField, obj *model.Member) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Member_caseRoles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CaseRoles, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Member_caseRoles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Member", field, false, false, "String")
+}
+
+func (ec *executionContext) _Member_isOwner(ctx context.Context, field graphql.CollectedField, obj *model.Member) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Member_isOwner(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsOwner, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Member_isOwner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Member", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Member_origin(ctx context.Context, field graphql.CollectedField, obj *model.Member) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Member_origin(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Origin, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Member_origin(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Member", field, false, false, "String")
+}
+
+func (ec *executionContext) _Member_user(ctx context.Context, field graphql.CollectedField, obj *model.Member) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Member_user(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Member().User(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TenantUser) graphql.Marshaler {
+			return ec.marshalOTenantUser2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTenantUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Member_user(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Member",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TenantUser(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Mutation_createTenant(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -4370,6 +4898,138 @@ func (ec *executionContext) fieldContext_Mutation_deleteCaseFileItem(ctx context
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_deleteCaseFileItem_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setCaseTeam(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setCaseTeam(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetCaseTeam(ctx, fc.Args["caseId"].(string), fc.Args["members"].([]*model.CaseTeamMemberInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setCaseTeam(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setCaseTeam_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_upsertCaseTeamMembers(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_upsertCaseTeamMembers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpsertCaseTeamMembers(ctx, fc.Args["caseId"].(string), fc.Args["members"].([]*model.CaseTeamMemberUpdate))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_upsertCaseTeamMembers(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_upsertCaseTeamMembers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_removeCaseTeamMember(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_removeCaseTeamMember(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RemoveCaseTeamMember(ctx, fc.Args["caseId"].(string), fc.Args["memberId"].(string), fc.Args["memberType"].(*model.MemberType))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_removeCaseTeamMember(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_removeCaseTeamMember_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -7054,6 +7714,80 @@ func UnmarshalCaseTeamMemberInput(ctx context.Context, raw any) (model.CaseTeamM
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputCaseTeamMemberUpdate(ctx context.Context, obj any) (model.CaseTeamMemberUpdate, error) {
+	var it model.CaseTeamMemberUpdate
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["memberType"]; !present {
+		asMap["memberType"] = "USER"
+	}
+
+	fieldsInOrder := [...]string{"memberId", "memberType", "isOwner", "caseRoles", "removeRoles"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "memberId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("memberId"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MemberID = data
+		case "memberType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("memberType"))
+			data, err := ec.unmarshalOMemberType2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐMemberType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MemberType = data
+		case "isOwner":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isOwner"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsOwner = data
+		case "caseRoles":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("caseRoles"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CaseRoles = data
+		case "removeRoles":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("removeRoles"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RemoveRoles = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCaseTeamMemberUpdate unmarshals raw into the CaseTeamMemberUpdate input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCaseTeamMemberUpdate(ctx context.Context, raw any) (model.CaseTeamMemberUpdate, error) {
+	var out model.CaseTeamMemberUpdate
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CaseTeamMemberUpdate", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputCreateTenantInput(ctx context.Context, obj any) (model.CreateTenantInput, error) {
 	var it model.CreateTenantInput
 	if obj == nil {
@@ -7404,6 +8138,12 @@ func (ec *executionContext) _Case(ctx context.Context, sel ast.SelectionSet, obj
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Case_caseRoles(ctx, field, obj)
 				})
+		case "team":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Case_team(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -7530,6 +8270,49 @@ func (ec *executionContext) _CaseEvent(ctx context.Context, sel ast.SelectionSet
 			}
 		case "payload":
 			out.Values[i] = ec._CaseEvent_payload(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var caseTeamImplementors = []string{"CaseTeam"}
+
+func (ec *executionContext) _CaseTeam(ctx context.Context, sel ast.SelectionSet, obj *model.CaseTeam) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, caseTeamImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CaseTeam")
+		case "members":
+			out.Values[i] = ec._CaseTeam_members(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "caseRoles":
+			out.Values[i] = ec._CaseTeam_caseRoles(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unassignedRoles":
+			out.Values[i] = ec._CaseTeam_unassignedRoles(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -7839,6 +8622,65 @@ func (ec *executionContext) _MeasurePoint(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var memberImplementors = []string{"Member"}
+
+func (ec *executionContext) _Member(ctx context.Context, sel ast.SelectionSet, obj *model.Member) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, memberImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Member")
+		case "memberId":
+			out.Values[i] = ec._Member_memberId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "memberType":
+			out.Values[i] = ec._Member_memberType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "caseRoles":
+			out.Values[i] = ec._Member_caseRoles(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "isOwner":
+			out.Values[i] = ec._Member_isOwner(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "origin":
+			out.Values[i] = ec._Member_origin(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "user":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Member_user(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var mutationImplementors = []string{"Mutation"}
 
 func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -7952,6 +8794,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "deleteCaseFileItem":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteCaseFileItem(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setCaseTeam":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setCaseTeam(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "upsertCaseTeamMembers":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_upsertCaseTeamMembers(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removeCaseTeamMember":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_removeCaseTeamMember(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -8947,8 +9810,49 @@ func (ec *executionContext) marshalNCaseEvent2ᚖgithubᚗcomᚋcasegraphᚋcase
 	return ec._CaseEvent(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNCaseTeam2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseTeam(ctx context.Context, sel ast.SelectionSet, v *model.CaseTeam) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CaseTeam!")
+		return graphql.Null
+	}
+	return ec._CaseTeam(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCaseTeamMemberInput2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseTeamMemberInputᚄ(ctx context.Context, v any) ([]*model.CaseTeamMemberInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.CaseTeamMemberInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNCaseTeamMemberInput2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseTeamMemberInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) unmarshalNCaseTeamMemberInput2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseTeamMemberInput(ctx context.Context, v any) (*model.CaseTeamMemberInput, error) {
 	res, err := ec.unmarshalInputCaseTeamMemberInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCaseTeamMemberUpdate2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseTeamMemberUpdateᚄ(ctx context.Context, v any) ([]*model.CaseTeamMemberUpdate, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.CaseTeamMemberUpdate, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNCaseTeamMemberUpdate2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseTeamMemberUpdate(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNCaseTeamMemberUpdate2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseTeamMemberUpdate(ctx context.Context, v any) (*model.CaseTeamMemberUpdate, error) {
+	res, err := ec.unmarshalInputCaseTeamMemberUpdate(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -9097,6 +10001,40 @@ func (ec *executionContext) marshalNMeasurePoint2ᚖgithubᚗcomᚋcasegraphᚋc
 		return graphql.Null
 	}
 	return ec._MeasurePoint(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMember2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐMemberᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Member) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMember2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐMember(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNMember2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐMember(ctx context.Context, sel ast.SelectionSet, v *model.Member) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Member!")
+		return graphql.Null
+	}
+	return ec._Member(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNMemberType2githubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐMemberType(ctx context.Context, v any) (model.MemberType, error) {
+	var res model.MemberType
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNMemberType2githubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐMemberType(ctx context.Context, sel ast.SelectionSet, v model.MemberType) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {

@@ -57,3 +57,14 @@ type PlanItem struct {
 	LastModified time.Time `json:"lastModified"`
 	ModifiedBy   string    `json:"modifiedBy"`
 }
+
+// Member is a membership of a case team. Its tenant account resolves
+// through the request's loader.
+type Member struct {
+	CaseID     string     `json:"-"`
+	MemberID   string     `json:"memberId"`
+	MemberType MemberType `json:"memberType"`
+	CaseRoles  []string   `json:"caseRoles"`
+	IsOwner    bool       `json:"isOwner"`
+	Origin     *string    `json:"origin,omitempty"`
+}

@@ -47,12 +47,30 @@ type CaseFilter struct {
 	SortOrder *string `json:"sortOrder,omitempty"`
 }
 
+// A case team: its memberships, the definition's roles and the roles nobody holds.
+type CaseTeam struct {
+	Members         []*Member `json:"members"`
+	CaseRoles       []string  `json:"caseRoles"`
+	UnassignedRoles []string  `json:"unassignedRoles"`
+}
+
 type CaseTeamMemberInput struct {
 	// A tenant user id, or a tenant role name.
 	MemberID   string      `json:"memberId"`
 	MemberType *MemberType `json:"memberType,omitempty"`
 	CaseRoles  []string    `json:"caseRoles,omitempty"`
 	IsOwner    *bool       `json:"isOwner,omitempty"`
+}
+
+type CaseTeamMemberUpdate struct {
+	MemberID   string      `json:"memberId"`
+	MemberType *MemberType `json:"memberType,omitempty"`
+	// Sets ownership when given; unchanged otherwise.
+	IsOwner *bool `json:"isOwner,omitempty"`
+	// Roles to add.
+	CaseRoles []string `json:"caseRoles,omitempty"`
+	// Roles to remove.
+	RemoveRoles []string `json:"removeRoles,omitempty"`
 }
 
 type CreateTenantInput struct {

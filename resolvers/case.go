@@ -101,3 +101,37 @@ func (r *mutationResolver) changeCaseFile(ctx context.Context, caseID string, op
 	}
 	return caseResult(ctx, caseID)
 }
+
+func memberType(t *model.MemberType) service.MemberType {
+	if t != nil && *t == model.MemberTypeRole {
+		return service.RoleMember
+	}
+	return service.UserMember
+}
+
+func toCaseTeam(caseID string, team service.Team, roles []string) *model.CaseTeam {
+	held := map[string]bool{}
+	out := &model.CaseTeam{Members: []*model.Member{}, CaseRoles: roles, UnassignedRoles: []string{}}
+	for _, m := range team.Members {
+		mm := &model.Member{CaseID: caseID, MemberID: m.ID, MemberType: model.MemberTypeUser, CaseRoles: m.CaseRoles, IsOwner: m.IsOwner}
+		if mm.CaseRoles == nil {
+			mm.CaseRoles = []string{}
+		}
+		if m.Type == service.RoleMember {
+			mm.MemberType = model.MemberTypeRole
+		} else if m.Origin != "" {
+			origin := m.Origin
+			mm.Origin = &origin
+		}
+		for _, r := range m.CaseRoles {
+			held[r] = true
+		}
+		out.Members = append(out.Members, mm)
+	}
+	for _, r := range roles {
+		if !held[r] {
+			out.UnassignedRoles = append(out.UnassignedRoles, r)
+		}
+	}
+	return out
+}

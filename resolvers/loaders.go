@@ -14,9 +14,17 @@ import (
 // memberships, and nothing loaded for one caller is ever served to another.
 type loaders struct {
 	cases *dataloader.Loader[string, service.CaseView]
+	// memberAccounts holds, per case, the tenant accounts of its user
+	// members by user id.
+	memberAccounts *dataloader.Loader[string, map[string]service.TenantUser]
 }
 
 type loadersKey struct{}
+
+// loaderWait is how long a loader gathers keys before it runs its batch:
+// long enough for the goroutines resolving one list to all ask, short
+// enough not to be felt.
+const loaderWait = 3 * time.Millisecond
 
 // withLoaders returns ctx with fresh loaders for the request.
 func withLoaders(ctx context.Context, svc *service.Service) context.Context {
@@ -39,8 +47,20 @@ func withLoaders(ctx context.Context, svc *service.Service) context.Context {
 				}
 			}
 			return results
-		}, dataloader.WithWait[string, service.CaseView](time.Millisecond), dataloader.WithBatchCapacity[string, service.CaseView](500)),
+		}, dataloader.WithWait[string, service.CaseView](loaderWait), dataloader.WithBatchCapacity[string, service.CaseView](500)),
 	}
+	l.memberAccounts = dataloader.NewBatchedLoader(func(ctx context.Context, ids []string) []*dataloader.Result[map[string]service.TenantUser] {
+		results := make([]*dataloader.Result[map[string]service.TenantUser], len(ids))
+		who, err := caller(ctx)
+		var accounts map[string]map[string]service.TenantUser
+		if err == nil {
+			accounts, err = svc.CaseMemberAccounts(ctx, who, ids)
+		}
+		for i, id := range ids {
+			results[i] = &dataloader.Result[map[string]service.TenantUser]{Data: accounts[id], Error: err}
+		}
+		return results
+	}, dataloader.WithWait[string, map[string]service.TenantUser](loaderWait))
 	return context.WithValue(ctx, loadersKey{}, l)
 }
 

@@ -80,6 +80,15 @@ func (r *caseResolver) CaseRoles(ctx context.Context, obj *model.Case) ([]string
 	return v.CaseRoles, nil
 }
 
+// Team is the resolver for the team field.
+func (r *caseResolver) Team(ctx context.Context, obj *model.Case) (*model.CaseTeam, error) {
+	v, err := loadCase(ctx, obj.ID)
+	if err != nil {
+		return nil, err
+	}
+	return toCaseTeam(obj.ID, v.State.Team, v.CaseRoles), nil
+}
+
 // Tenants is the resolver for the tenants field.
 func (r *meResolver) Tenants(ctx context.Context, obj *model.Me) ([]*model.TenantUser, error) {
 	who, err := caller(ctx)
@@ -91,6 +100,21 @@ func (r *meResolver) Tenants(ctx context.Context, obj *model.Me) ([]*model.Tenan
 		return nil, err
 	}
 	return toTenantUsers(me.Accounts), nil
+}
+
+// User is the resolver for the user field.
+func (r *memberResolver) User(ctx context.Context, obj *model.Member) (*model.TenantUser, error) {
+	if obj.MemberType != model.MemberTypeUser {
+		return nil, nil
+	}
+	accounts, err := loadersFrom(ctx).memberAccounts.Load(ctx, obj.CaseID)()
+	if err != nil {
+		return nil, err
+	}
+	if u, ok := accounts[obj.MemberID]; ok {
+		return toTenantUser(u), nil
+	}
+	return nil, nil
 }
 
 // CreateTenant is the resolver for the createTenant field.
@@ -238,6 +262,47 @@ func (r *mutationResolver) ReplaceCaseFileItem(ctx context.Context, caseID strin
 // DeleteCaseFileItem is the resolver for the deleteCaseFileItem field.
 func (r *mutationResolver) DeleteCaseFileItem(ctx context.Context, caseID string, path string) (*model.Case, error) {
 	return r.changeCaseFile(ctx, caseID, service.FileDelete, path, nil)
+}
+
+// SetCaseTeam is the resolver for the setCaseTeam field.
+func (r *mutationResolver) SetCaseTeam(ctx context.Context, caseID string, members []*model.CaseTeamMemberInput) (*model.Case, error) {
+	who, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.Service.SetCaseTeam(ctx, who, caseID, memberInputs(members)); err != nil {
+		return nil, err
+	}
+	return caseResult(ctx, caseID)
+}
+
+// UpsertCaseTeamMembers is the resolver for the upsertCaseTeamMembers field.
+func (r *mutationResolver) UpsertCaseTeamMembers(ctx context.Context, caseID string, members []*model.CaseTeamMemberUpdate) (*model.Case, error) {
+	who, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	updates := make([]service.MemberUpdate, len(members))
+	for i, m := range members {
+		updates[i] = service.MemberUpdate{ID: m.MemberID, Type: memberType(m.MemberType), IsOwner: m.IsOwner,
+			CaseRoles: m.CaseRoles, RemoveRoles: m.RemoveRoles}
+	}
+	if _, err := r.Service.UpsertCaseTeamMembers(ctx, who, caseID, updates); err != nil {
+		return nil, err
+	}
+	return caseResult(ctx, caseID)
+}
+
+// RemoveCaseTeamMember is the resolver for the removeCaseTeamMember field.
+func (r *mutationResolver) RemoveCaseTeamMember(ctx context.Context, caseID string, memberID string, memberType *model.MemberType) (*model.Case, error) {
+	who, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.Service.RemoveCaseTeamMember(ctx, who, caseID, memberID, memberType(memberType)); err != nil {
+		return nil, err
+	}
+	return caseResult(ctx, caseID)
 }
 
 // Case is the resolver for the case field.
@@ -422,13 +487,16 @@ func (r *queryResolver) Cases(ctx context.Context, filter *model.CaseFilter, fir
 	if n == 0 {
 		return &model.CaseConnection{Edges: []*model.CaseEdge{}, PageInfo: &model.PageInfo{}}, nil
 	}
-	recs, err := r.Service.ListCases(ctx, who, q)
+	views, err := r.Service.ListCaseViews(ctx, who, q)
 	if err != nil {
 		return nil, err
 	}
-	conn := &model.CaseConnection{Edges: []*model.CaseEdge{}, PageInfo: &model.PageInfo{HasNextPage: len(recs) > n}}
-	for i, rec := range recs[:min(len(recs), n)] {
-		conn.Edges = append(conn.Edges, &model.CaseEdge{Cursor: encodeCursor(offset + i), Node: toCase(service.CaseView{Record: rec})})
+	conn := &model.CaseConnection{Edges: []*model.CaseEdge{}, PageInfo: &model.PageInfo{HasNextPage: len(views) > n}}
+	l := loadersFrom(ctx)
+	for i, v := range views[:min(len(views), n)] {
+		// Nested fields of these cases read them from the loader, not SQL.
+		l.cases.Prime(ctx, v.Record.ID, v)
+		conn.Edges = append(conn.Edges, &model.CaseEdge{Cursor: encodeCursor(offset + i), Node: toCase(v)})
 	}
 	if len(conn.Edges) > 0 {
 		conn.PageInfo.EndCursor = &conn.Edges[len(conn.Edges)-1].Cursor
@@ -487,6 +555,9 @@ func (r *Resolver) Case() graph.CaseResolver { return &caseResolver{r} }
 // Me returns graph.MeResolver implementation.
 func (r *Resolver) Me() graph.MeResolver { return &meResolver{r} }
 
+// Member returns graph.MemberResolver implementation.
+func (r *Resolver) Member() graph.MemberResolver { return &memberResolver{r} }
+
 // Mutation returns graph.MutationResolver implementation.
 func (r *Resolver) Mutation() graph.MutationResolver { return &mutationResolver{r} }
 
@@ -505,6 +576,7 @@ func (r *Resolver) Tenant() graph.TenantResolver { return &tenantResolver{r} }
 type (
 	caseResolver     struct{ *Resolver }
 	meResolver       struct{ *Resolver }
+	memberResolver   struct{ *Resolver }
 	mutationResolver struct{ *Resolver }
 	planItemResolver struct{ *Resolver }
 	platformResolver struct{ *Resolver }

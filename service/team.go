@@ -155,3 +155,6 @@ func actorOf(who auth.Identity, team Team, tenantRoles []string) (engine.Actor, 
 	sort.Strings(a.Roles)
 	return a, member
 }
+
+// MemberType tells a user member from a tenant-role member.
+type MemberType = engine.MemberType

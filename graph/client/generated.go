@@ -230,6 +230,92 @@ type CaseResponse struct {
 // GetCase returns CaseResponse.Case, and is useful for accessing the field via an interface.
 func (v *CaseResponse) GetCase() CaseCase { return v.Case }
 
+// CaseTeamCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type CaseTeamCase struct {
+	Id string `json:"id"`
+	// Who may see the case and act in it.
+	Team CaseTeamCaseTeam `json:"team"`
+}
+
+// GetId returns CaseTeamCase.Id, and is useful for accessing the field via an interface.
+func (v *CaseTeamCase) GetId() string { return v.Id }
+
+// GetTeam returns CaseTeamCase.Team, and is useful for accessing the field via an interface.
+func (v *CaseTeamCase) GetTeam() CaseTeamCaseTeam { return v.Team }
+
+// CaseTeamCaseTeam includes the requested fields of the GraphQL type CaseTeam.
+// The GraphQL type's documentation follows.
+//
+// A case team: its memberships, the definition's roles and the roles nobody holds.
+type CaseTeamCaseTeam struct {
+	Members         []CaseTeamCaseTeamMembersMember `json:"members"`
+	CaseRoles       []string                        `json:"caseRoles"`
+	UnassignedRoles []string                        `json:"unassignedRoles"`
+}
+
+// GetMembers returns CaseTeamCaseTeam.Members, and is useful for accessing the field via an interface.
+func (v *CaseTeamCaseTeam) GetMembers() []CaseTeamCaseTeamMembersMember { return v.Members }
+
+// GetCaseRoles returns CaseTeamCaseTeam.CaseRoles, and is useful for accessing the field via an interface.
+func (v *CaseTeamCaseTeam) GetCaseRoles() []string { return v.CaseRoles }
+
+// GetUnassignedRoles returns CaseTeamCaseTeam.UnassignedRoles, and is useful for accessing the field via an interface.
+func (v *CaseTeamCaseTeam) GetUnassignedRoles() []string { return v.UnassignedRoles }
+
+// CaseTeamCaseTeamMembersMember includes the requested fields of the GraphQL type Member.
+// The GraphQL type's documentation follows.
+//
+// A membership of a case team: a tenant user, or a tenant role (every user holding it in the case's tenant).
+type CaseTeamCaseTeamMembersMember struct {
+	MemberId   string     `json:"memberId"`
+	MemberType MemberType `json:"memberType"`
+	CaseRoles  []string   `json:"caseRoles"`
+	IsOwner    bool       `json:"isOwner"`
+	// For a user: Tenant (registered in the case's tenant), Platform (in another tenant) or IDP.
+	Origin *string `json:"origin"`
+	// For a user registered in the case's tenant: that account.
+	User *CaseTeamCaseTeamMembersMemberUserTenantUser `json:"user"`
+}
+
+// GetMemberId returns CaseTeamCaseTeamMembersMember.MemberId, and is useful for accessing the field via an interface.
+func (v *CaseTeamCaseTeamMembersMember) GetMemberId() string { return v.MemberId }
+
+// GetMemberType returns CaseTeamCaseTeamMembersMember.MemberType, and is useful for accessing the field via an interface.
+func (v *CaseTeamCaseTeamMembersMember) GetMemberType() MemberType { return v.MemberType }
+
+// GetCaseRoles returns CaseTeamCaseTeamMembersMember.CaseRoles, and is useful for accessing the field via an interface.
+func (v *CaseTeamCaseTeamMembersMember) GetCaseRoles() []string { return v.CaseRoles }
+
+// GetIsOwner returns CaseTeamCaseTeamMembersMember.IsOwner, and is useful for accessing the field via an interface.
+func (v *CaseTeamCaseTeamMembersMember) GetIsOwner() bool { return v.IsOwner }
+
+// GetOrigin returns CaseTeamCaseTeamMembersMember.Origin, and is useful for accessing the field via an interface.
+func (v *CaseTeamCaseTeamMembersMember) GetOrigin() *string { return v.Origin }
+
+// GetUser returns CaseTeamCaseTeamMembersMember.User, and is useful for accessing the field via an interface.
+func (v *CaseTeamCaseTeamMembersMember) GetUser() *CaseTeamCaseTeamMembersMemberUserTenantUser {
+	return v.User
+}
+
+// CaseTeamCaseTeamMembersMemberUserTenantUser includes the requested fields of the GraphQL type TenantUser.
+type CaseTeamCaseTeamMembersMemberUserTenantUser struct {
+	UserId string   `json:"userId"`
+	Name   string   `json:"name"`
+	Roles  []string `json:"roles"`
+}
+
+// GetUserId returns CaseTeamCaseTeamMembersMemberUserTenantUser.UserId, and is useful for accessing the field via an interface.
+func (v *CaseTeamCaseTeamMembersMemberUserTenantUser) GetUserId() string { return v.UserId }
+
+// GetName returns CaseTeamCaseTeamMembersMemberUserTenantUser.Name, and is useful for accessing the field via an interface.
+func (v *CaseTeamCaseTeamMembersMemberUserTenantUser) GetName() string { return v.Name }
+
+// GetRoles returns CaseTeamCaseTeamMembersMemberUserTenantUser.Roles, and is useful for accessing the field via an interface.
+func (v *CaseTeamCaseTeamMembersMemberUserTenantUser) GetRoles() []string { return v.Roles }
+
 type CaseTeamMemberInput struct {
 	// A tenant user id, or a tenant role name.
 	MemberId   string      `json:"memberId"`
@@ -249,6 +335,41 @@ func (v *CaseTeamMemberInput) GetCaseRoles() []string { return v.CaseRoles }
 
 // GetIsOwner returns CaseTeamMemberInput.IsOwner, and is useful for accessing the field via an interface.
 func (v *CaseTeamMemberInput) GetIsOwner() *bool { return v.IsOwner }
+
+type CaseTeamMemberUpdate struct {
+	MemberId   string      `json:"memberId"`
+	MemberType *MemberType `json:"memberType"`
+	// Sets ownership when given; unchanged otherwise.
+	IsOwner *bool `json:"isOwner"`
+	// Roles to add.
+	CaseRoles []string `json:"caseRoles"`
+	// Roles to remove.
+	RemoveRoles []string `json:"removeRoles"`
+}
+
+// GetMemberId returns CaseTeamMemberUpdate.MemberId, and is useful for accessing the field via an interface.
+func (v *CaseTeamMemberUpdate) GetMemberId() string { return v.MemberId }
+
+// GetMemberType returns CaseTeamMemberUpdate.MemberType, and is useful for accessing the field via an interface.
+func (v *CaseTeamMemberUpdate) GetMemberType() *MemberType { return v.MemberType }
+
+// GetIsOwner returns CaseTeamMemberUpdate.IsOwner, and is useful for accessing the field via an interface.
+func (v *CaseTeamMemberUpdate) GetIsOwner() *bool { return v.IsOwner }
+
+// GetCaseRoles returns CaseTeamMemberUpdate.CaseRoles, and is useful for accessing the field via an interface.
+func (v *CaseTeamMemberUpdate) GetCaseRoles() []string { return v.CaseRoles }
+
+// GetRemoveRoles returns CaseTeamMemberUpdate.RemoveRoles, and is useful for accessing the field via an interface.
+func (v *CaseTeamMemberUpdate) GetRemoveRoles() []string { return v.RemoveRoles }
+
+// CaseTeamResponse is returned by CaseTeam on success.
+type CaseTeamResponse struct {
+	// A case the caller is in the team of; NOT_FOUND otherwise, as for an unknown id.
+	Case CaseTeamCase `json:"case"`
+}
+
+// GetCase returns CaseTeamResponse.Case, and is useful for accessing the field via an interface.
+func (v *CaseTeamResponse) GetCase() CaseTeamCase { return v.Case }
 
 // CaseWithHistoryCase includes the requested fields of the GraphQL type Case.
 // The GraphQL type's documentation follows.
@@ -930,6 +1051,197 @@ var AllMemberType = []MemberType{
 	MemberTypeRole,
 }
 
+// NestedCasesCasesCaseConnection includes the requested fields of the GraphQL type CaseConnection.
+type NestedCasesCasesCaseConnection struct {
+	Edges []NestedCasesCasesCaseConnectionEdgesCaseEdge `json:"edges"`
+}
+
+// GetEdges returns NestedCasesCasesCaseConnection.Edges, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnection) GetEdges() []NestedCasesCasesCaseConnectionEdgesCaseEdge {
+	return v.Edges
+}
+
+// NestedCasesCasesCaseConnectionEdgesCaseEdge includes the requested fields of the GraphQL type CaseEdge.
+type NestedCasesCasesCaseConnectionEdgesCaseEdge struct {
+	Node NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase `json:"node"`
+}
+
+// GetNode returns NestedCasesCasesCaseConnectionEdgesCaseEdge.Node, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdge) GetNode() NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase {
+	return v.Node
+}
+
+// NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase struct {
+	Id string `json:"id"`
+	// The case plan's state: Active, Suspended, Completed, Terminated, Failed, Closed.
+	State string `json:"state"`
+	// The case file: a JSON object keyed by top-level case file item names.
+	CaseFile json.RawMessage `json:"caseFile"`
+	// Who may see the case and act in it.
+	Team NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeam `json:"team"`
+	// Plan items in creation order; the first is the case plan.
+	PlanItems []NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem `json:"planItems"`
+}
+
+// GetId returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase.Id, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetId() string { return v.Id }
+
+// GetState returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase.State, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetState() string { return v.State }
+
+// GetCaseFile returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase.CaseFile, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetCaseFile() json.RawMessage {
+	return v.CaseFile
+}
+
+// GetTeam returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase.Team, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetTeam() NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeam {
+	return v.Team
+}
+
+// GetPlanItems returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase.PlanItems, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetPlanItems() []NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem {
+	return v.PlanItems
+}
+
+// NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem includes the requested fields of the GraphQL type PlanItem.
+type NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem struct {
+	Id    string `json:"id"`
+	Name  string `json:"name"`
+	State string `json:"state"`
+	// The stage the item is in; null for the case plan.
+	Stage *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemStagePlanItem `json:"stage"`
+	Case  NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemCase           `json:"case"`
+}
+
+// GetId returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem.Id, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem) GetId() string {
+	return v.Id
+}
+
+// GetName returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem.Name, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem) GetName() string {
+	return v.Name
+}
+
+// GetState returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem.State, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem) GetState() string {
+	return v.State
+}
+
+// GetStage returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem.Stage, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem) GetStage() *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemStagePlanItem {
+	return v.Stage
+}
+
+// GetCase returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem.Case, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem) GetCase() NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemCase {
+	return v.Case
+}
+
+// NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemCase struct {
+	Id string `json:"id"`
+}
+
+// GetId returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemCase.Id, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemCase) GetId() string {
+	return v.Id
+}
+
+// NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemStagePlanItem includes the requested fields of the GraphQL type PlanItem.
+type NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemStagePlanItem struct {
+	Id   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// GetId returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemStagePlanItem.Id, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemStagePlanItem) GetId() string {
+	return v.Id
+}
+
+// GetName returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemStagePlanItem.Name, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemStagePlanItem) GetName() string {
+	return v.Name
+}
+
+// NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeam includes the requested fields of the GraphQL type CaseTeam.
+// The GraphQL type's documentation follows.
+//
+// A case team: its memberships, the definition's roles and the roles nobody holds.
+type NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeam struct {
+	Members         []NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMember `json:"members"`
+	UnassignedRoles []string                                                               `json:"unassignedRoles"`
+}
+
+// GetMembers returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeam.Members, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeam) GetMembers() []NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMember {
+	return v.Members
+}
+
+// GetUnassignedRoles returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeam.UnassignedRoles, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeam) GetUnassignedRoles() []string {
+	return v.UnassignedRoles
+}
+
+// NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMember includes the requested fields of the GraphQL type Member.
+// The GraphQL type's documentation follows.
+//
+// A membership of a case team: a tenant user, or a tenant role (every user holding it in the case's tenant).
+type NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMember struct {
+	MemberId string `json:"memberId"`
+	IsOwner  bool   `json:"isOwner"`
+	// For a user registered in the case's tenant: that account.
+	User *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMemberUserTenantUser `json:"user"`
+}
+
+// GetMemberId returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMember.MemberId, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMember) GetMemberId() string {
+	return v.MemberId
+}
+
+// GetIsOwner returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMember.IsOwner, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMember) GetIsOwner() bool {
+	return v.IsOwner
+}
+
+// GetUser returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMember.User, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMember) GetUser() *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMemberUserTenantUser {
+	return v.User
+}
+
+// NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMemberUserTenantUser includes the requested fields of the GraphQL type TenantUser.
+type NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMemberUserTenantUser struct {
+	UserId string   `json:"userId"`
+	Roles  []string `json:"roles"`
+}
+
+// GetUserId returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMemberUserTenantUser.UserId, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMemberUserTenantUser) GetUserId() string {
+	return v.UserId
+}
+
+// GetRoles returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMemberUserTenantUser.Roles, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMemberUserTenantUser) GetRoles() []string {
+	return v.Roles
+}
+
+// NestedCasesResponse is returned by NestedCases on success.
+type NestedCasesResponse struct {
+	// The cases the caller is in the team of, newest change first unless sorted otherwise.
+	Cases NestedCasesCasesCaseConnection `json:"cases"`
+}
+
+// GetCases returns NestedCasesResponse.Cases, and is useful for accessing the field via an interface.
+func (v *NestedCasesResponse) GetCases() NestedCasesCasesCaseConnection { return v.Cases }
+
 // PlanItemFields includes the GraphQL fields of PlanItem requested by the fragment PlanItemFields.
 type PlanItemFields struct {
 	Id   string `json:"id"`
@@ -1256,6 +1568,61 @@ func (v *RaiseUserEventResponse) GetRaiseUserEvent() RaiseUserEventRaiseUserEven
 	return v.RaiseUserEvent
 }
 
+// RemoveCaseTeamMemberRemoveCaseTeamMemberCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type RemoveCaseTeamMemberRemoveCaseTeamMemberCase struct {
+	Id string `json:"id"`
+	// Who may see the case and act in it.
+	Team RemoveCaseTeamMemberRemoveCaseTeamMemberCaseTeam `json:"team"`
+}
+
+// GetId returns RemoveCaseTeamMemberRemoveCaseTeamMemberCase.Id, and is useful for accessing the field via an interface.
+func (v *RemoveCaseTeamMemberRemoveCaseTeamMemberCase) GetId() string { return v.Id }
+
+// GetTeam returns RemoveCaseTeamMemberRemoveCaseTeamMemberCase.Team, and is useful for accessing the field via an interface.
+func (v *RemoveCaseTeamMemberRemoveCaseTeamMemberCase) GetTeam() RemoveCaseTeamMemberRemoveCaseTeamMemberCaseTeam {
+	return v.Team
+}
+
+// RemoveCaseTeamMemberRemoveCaseTeamMemberCaseTeam includes the requested fields of the GraphQL type CaseTeam.
+// The GraphQL type's documentation follows.
+//
+// A case team: its memberships, the definition's roles and the roles nobody holds.
+type RemoveCaseTeamMemberRemoveCaseTeamMemberCaseTeam struct {
+	Members []RemoveCaseTeamMemberRemoveCaseTeamMemberCaseTeamMembersMember `json:"members"`
+}
+
+// GetMembers returns RemoveCaseTeamMemberRemoveCaseTeamMemberCaseTeam.Members, and is useful for accessing the field via an interface.
+func (v *RemoveCaseTeamMemberRemoveCaseTeamMemberCaseTeam) GetMembers() []RemoveCaseTeamMemberRemoveCaseTeamMemberCaseTeamMembersMember {
+	return v.Members
+}
+
+// RemoveCaseTeamMemberRemoveCaseTeamMemberCaseTeamMembersMember includes the requested fields of the GraphQL type Member.
+// The GraphQL type's documentation follows.
+//
+// A membership of a case team: a tenant user, or a tenant role (every user holding it in the case's tenant).
+type RemoveCaseTeamMemberRemoveCaseTeamMemberCaseTeamMembersMember struct {
+	MemberId string `json:"memberId"`
+}
+
+// GetMemberId returns RemoveCaseTeamMemberRemoveCaseTeamMemberCaseTeamMembersMember.MemberId, and is useful for accessing the field via an interface.
+func (v *RemoveCaseTeamMemberRemoveCaseTeamMemberCaseTeamMembersMember) GetMemberId() string {
+	return v.MemberId
+}
+
+// RemoveCaseTeamMemberResponse is returned by RemoveCaseTeamMember on success.
+type RemoveCaseTeamMemberResponse struct {
+	// Remove a member from the team. Case owners only; the last owner cannot go.
+	RemoveCaseTeamMember RemoveCaseTeamMemberRemoveCaseTeamMemberCase `json:"removeCaseTeamMember"`
+}
+
+// GetRemoveCaseTeamMember returns RemoveCaseTeamMemberResponse.RemoveCaseTeamMember, and is useful for accessing the field via an interface.
+func (v *RemoveCaseTeamMemberResponse) GetRemoveCaseTeamMember() RemoveCaseTeamMemberRemoveCaseTeamMemberCase {
+	return v.RemoveCaseTeamMember
+}
+
 // RemoveTenantUserResponse is returned by RemoveTenantUser on success.
 type RemoveTenantUserResponse struct {
 	// Remove a user from a tenant (a no-op for an unknown user). Tenant owners only.
@@ -1333,6 +1700,63 @@ type ReplaceTenantUsersResponse struct {
 func (v *ReplaceTenantUsersResponse) GetReplaceTenantUsers() ReplaceTenantUsersReplaceTenantUsersTenant {
 	return v.ReplaceTenantUsers
 }
+
+// SetCaseTeamResponse is returned by SetCaseTeam on success.
+type SetCaseTeamResponse struct {
+	// Replace the whole team of a case. Case owners only; the team needs an owner.
+	SetCaseTeam SetCaseTeamSetCaseTeamCase `json:"setCaseTeam"`
+}
+
+// GetSetCaseTeam returns SetCaseTeamResponse.SetCaseTeam, and is useful for accessing the field via an interface.
+func (v *SetCaseTeamResponse) GetSetCaseTeam() SetCaseTeamSetCaseTeamCase { return v.SetCaseTeam }
+
+// SetCaseTeamSetCaseTeamCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type SetCaseTeamSetCaseTeamCase struct {
+	Id string `json:"id"`
+	// Who may see the case and act in it.
+	Team SetCaseTeamSetCaseTeamCaseTeam `json:"team"`
+}
+
+// GetId returns SetCaseTeamSetCaseTeamCase.Id, and is useful for accessing the field via an interface.
+func (v *SetCaseTeamSetCaseTeamCase) GetId() string { return v.Id }
+
+// GetTeam returns SetCaseTeamSetCaseTeamCase.Team, and is useful for accessing the field via an interface.
+func (v *SetCaseTeamSetCaseTeamCase) GetTeam() SetCaseTeamSetCaseTeamCaseTeam { return v.Team }
+
+// SetCaseTeamSetCaseTeamCaseTeam includes the requested fields of the GraphQL type CaseTeam.
+// The GraphQL type's documentation follows.
+//
+// A case team: its memberships, the definition's roles and the roles nobody holds.
+type SetCaseTeamSetCaseTeamCaseTeam struct {
+	Members []SetCaseTeamSetCaseTeamCaseTeamMembersMember `json:"members"`
+}
+
+// GetMembers returns SetCaseTeamSetCaseTeamCaseTeam.Members, and is useful for accessing the field via an interface.
+func (v *SetCaseTeamSetCaseTeamCaseTeam) GetMembers() []SetCaseTeamSetCaseTeamCaseTeamMembersMember {
+	return v.Members
+}
+
+// SetCaseTeamSetCaseTeamCaseTeamMembersMember includes the requested fields of the GraphQL type Member.
+// The GraphQL type's documentation follows.
+//
+// A membership of a case team: a tenant user, or a tenant role (every user holding it in the case's tenant).
+type SetCaseTeamSetCaseTeamCaseTeamMembersMember struct {
+	MemberId  string   `json:"memberId"`
+	IsOwner   bool     `json:"isOwner"`
+	CaseRoles []string `json:"caseRoles"`
+}
+
+// GetMemberId returns SetCaseTeamSetCaseTeamCaseTeamMembersMember.MemberId, and is useful for accessing the field via an interface.
+func (v *SetCaseTeamSetCaseTeamCaseTeamMembersMember) GetMemberId() string { return v.MemberId }
+
+// GetIsOwner returns SetCaseTeamSetCaseTeamCaseTeamMembersMember.IsOwner, and is useful for accessing the field via an interface.
+func (v *SetCaseTeamSetCaseTeamCaseTeamMembersMember) GetIsOwner() bool { return v.IsOwner }
+
+// GetCaseRoles returns SetCaseTeamSetCaseTeamCaseTeamMembersMember.CaseRoles, and is useful for accessing the field via an interface.
+func (v *SetCaseTeamSetCaseTeamCaseTeamMembersMember) GetCaseRoles() []string { return v.CaseRoles }
 
 // SetTenantUserResponse is returned by SetTenantUser on success.
 type SetTenantUserResponse struct {
@@ -1715,6 +2139,80 @@ func (v *UpdateCaseFileItemUpdateCaseFileItemCase) GetId() string { return v.Id 
 // GetCaseFile returns UpdateCaseFileItemUpdateCaseFileItemCase.CaseFile, and is useful for accessing the field via an interface.
 func (v *UpdateCaseFileItemUpdateCaseFileItemCase) GetCaseFile() json.RawMessage { return v.CaseFile }
 
+// UpsertCaseTeamMembersResponse is returned by UpsertCaseTeamMembers on success.
+type UpsertCaseTeamMembersResponse struct {
+	// Add or change team members: caseRoles are added, removeRoles removed,
+	// ownership changes only when isOwner is given. Case owners only.
+	UpsertCaseTeamMembers UpsertCaseTeamMembersUpsertCaseTeamMembersCase `json:"upsertCaseTeamMembers"`
+}
+
+// GetUpsertCaseTeamMembers returns UpsertCaseTeamMembersResponse.UpsertCaseTeamMembers, and is useful for accessing the field via an interface.
+func (v *UpsertCaseTeamMembersResponse) GetUpsertCaseTeamMembers() UpsertCaseTeamMembersUpsertCaseTeamMembersCase {
+	return v.UpsertCaseTeamMembers
+}
+
+// UpsertCaseTeamMembersUpsertCaseTeamMembersCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type UpsertCaseTeamMembersUpsertCaseTeamMembersCase struct {
+	Id string `json:"id"`
+	// Who may see the case and act in it.
+	Team UpsertCaseTeamMembersUpsertCaseTeamMembersCaseTeam `json:"team"`
+}
+
+// GetId returns UpsertCaseTeamMembersUpsertCaseTeamMembersCase.Id, and is useful for accessing the field via an interface.
+func (v *UpsertCaseTeamMembersUpsertCaseTeamMembersCase) GetId() string { return v.Id }
+
+// GetTeam returns UpsertCaseTeamMembersUpsertCaseTeamMembersCase.Team, and is useful for accessing the field via an interface.
+func (v *UpsertCaseTeamMembersUpsertCaseTeamMembersCase) GetTeam() UpsertCaseTeamMembersUpsertCaseTeamMembersCaseTeam {
+	return v.Team
+}
+
+// UpsertCaseTeamMembersUpsertCaseTeamMembersCaseTeam includes the requested fields of the GraphQL type CaseTeam.
+// The GraphQL type's documentation follows.
+//
+// A case team: its memberships, the definition's roles and the roles nobody holds.
+type UpsertCaseTeamMembersUpsertCaseTeamMembersCaseTeam struct {
+	Members []UpsertCaseTeamMembersUpsertCaseTeamMembersCaseTeamMembersMember `json:"members"`
+}
+
+// GetMembers returns UpsertCaseTeamMembersUpsertCaseTeamMembersCaseTeam.Members, and is useful for accessing the field via an interface.
+func (v *UpsertCaseTeamMembersUpsertCaseTeamMembersCaseTeam) GetMembers() []UpsertCaseTeamMembersUpsertCaseTeamMembersCaseTeamMembersMember {
+	return v.Members
+}
+
+// UpsertCaseTeamMembersUpsertCaseTeamMembersCaseTeamMembersMember includes the requested fields of the GraphQL type Member.
+// The GraphQL type's documentation follows.
+//
+// A membership of a case team: a tenant user, or a tenant role (every user holding it in the case's tenant).
+type UpsertCaseTeamMembersUpsertCaseTeamMembersCaseTeamMembersMember struct {
+	MemberId   string     `json:"memberId"`
+	MemberType MemberType `json:"memberType"`
+	IsOwner    bool       `json:"isOwner"`
+	CaseRoles  []string   `json:"caseRoles"`
+}
+
+// GetMemberId returns UpsertCaseTeamMembersUpsertCaseTeamMembersCaseTeamMembersMember.MemberId, and is useful for accessing the field via an interface.
+func (v *UpsertCaseTeamMembersUpsertCaseTeamMembersCaseTeamMembersMember) GetMemberId() string {
+	return v.MemberId
+}
+
+// GetMemberType returns UpsertCaseTeamMembersUpsertCaseTeamMembersCaseTeamMembersMember.MemberType, and is useful for accessing the field via an interface.
+func (v *UpsertCaseTeamMembersUpsertCaseTeamMembersCaseTeamMembersMember) GetMemberType() MemberType {
+	return v.MemberType
+}
+
+// GetIsOwner returns UpsertCaseTeamMembersUpsertCaseTeamMembersCaseTeamMembersMember.IsOwner, and is useful for accessing the field via an interface.
+func (v *UpsertCaseTeamMembersUpsertCaseTeamMembersCaseTeamMembersMember) GetIsOwner() bool {
+	return v.IsOwner
+}
+
+// GetCaseRoles returns UpsertCaseTeamMembersUpsertCaseTeamMembersCaseTeamMembersMember.CaseRoles, and is useful for accessing the field via an interface.
+func (v *UpsertCaseTeamMembersUpsertCaseTeamMembersCaseTeamMembersMember) GetCaseRoles() []string {
+	return v.CaseRoles
+}
+
 // ValidateDefinitionResponse is returned by ValidateDefinition on success.
 type ValidateDefinitionResponse struct {
 	// Parse and validate a CMMN definitions document; needs no token and stores nothing.
@@ -1748,6 +2246,14 @@ type __CaseInput struct {
 
 // GetId returns __CaseInput.Id, and is useful for accessing the field via an interface.
 func (v *__CaseInput) GetId() string { return v.Id }
+
+// __CaseTeamInput is used internally by genqlient
+type __CaseTeamInput struct {
+	Id string `json:"id"`
+}
+
+// GetId returns __CaseTeamInput.Id, and is useful for accessing the field via an interface.
+func (v *__CaseTeamInput) GetId() string { return v.Id }
 
 // __CaseWithHistoryInput is used internally by genqlient
 type __CaseWithHistoryInput struct {
@@ -1885,6 +2391,14 @@ func (v *__MakePlanItemTransitionInput) GetPlanItem() string { return v.PlanItem
 // GetTransition returns __MakePlanItemTransitionInput.Transition, and is useful for accessing the field via an interface.
 func (v *__MakePlanItemTransitionInput) GetTransition() string { return v.Transition }
 
+// __NestedCasesInput is used internally by genqlient
+type __NestedCasesInput struct {
+	First *int `json:"first"`
+}
+
+// GetFirst returns __NestedCasesInput.First, and is useful for accessing the field via an interface.
+func (v *__NestedCasesInput) GetFirst() *int { return v.First }
+
 // __PlanItemInput is used internally by genqlient
 type __PlanItemInput struct {
 	Id string `json:"id"`
@@ -1904,6 +2418,22 @@ func (v *__RaiseUserEventInput) GetCaseId() string { return v.CaseId }
 
 // GetEvent returns __RaiseUserEventInput.Event, and is useful for accessing the field via an interface.
 func (v *__RaiseUserEventInput) GetEvent() string { return v.Event }
+
+// __RemoveCaseTeamMemberInput is used internally by genqlient
+type __RemoveCaseTeamMemberInput struct {
+	CaseId     string      `json:"caseId"`
+	MemberId   string      `json:"memberId"`
+	MemberType *MemberType `json:"memberType"`
+}
+
+// GetCaseId returns __RemoveCaseTeamMemberInput.CaseId, and is useful for accessing the field via an interface.
+func (v *__RemoveCaseTeamMemberInput) GetCaseId() string { return v.CaseId }
+
+// GetMemberId returns __RemoveCaseTeamMemberInput.MemberId, and is useful for accessing the field via an interface.
+func (v *__RemoveCaseTeamMemberInput) GetMemberId() string { return v.MemberId }
+
+// GetMemberType returns __RemoveCaseTeamMemberInput.MemberType, and is useful for accessing the field via an interface.
+func (v *__RemoveCaseTeamMemberInput) GetMemberType() *MemberType { return v.MemberType }
 
 // __RemoveTenantUserInput is used internally by genqlient
 type __RemoveTenantUserInput struct {
@@ -1944,6 +2474,18 @@ func (v *__ReplaceTenantUsersInput) GetTenant() string { return v.Tenant }
 
 // GetUsers returns __ReplaceTenantUsersInput.Users, and is useful for accessing the field via an interface.
 func (v *__ReplaceTenantUsersInput) GetUsers() []TenantUserInput { return v.Users }
+
+// __SetCaseTeamInput is used internally by genqlient
+type __SetCaseTeamInput struct {
+	CaseId  string                `json:"caseId"`
+	Members []CaseTeamMemberInput `json:"members"`
+}
+
+// GetCaseId returns __SetCaseTeamInput.CaseId, and is useful for accessing the field via an interface.
+func (v *__SetCaseTeamInput) GetCaseId() string { return v.CaseId }
+
+// GetMembers returns __SetCaseTeamInput.Members, and is useful for accessing the field via an interface.
+func (v *__SetCaseTeamInput) GetMembers() []CaseTeamMemberInput { return v.Members }
 
 // __SetTenantUserInput is used internally by genqlient
 type __SetTenantUserInput struct {
@@ -2009,6 +2551,18 @@ func (v *__UpdateCaseFileItemInput) GetPath() string { return v.Path }
 // GetValue returns __UpdateCaseFileItemInput.Value, and is useful for accessing the field via an interface.
 func (v *__UpdateCaseFileItemInput) GetValue() json.RawMessage { return v.Value }
 
+// __UpsertCaseTeamMembersInput is used internally by genqlient
+type __UpsertCaseTeamMembersInput struct {
+	CaseId  string                 `json:"caseId"`
+	Members []CaseTeamMemberUpdate `json:"members"`
+}
+
+// GetCaseId returns __UpsertCaseTeamMembersInput.CaseId, and is useful for accessing the field via an interface.
+func (v *__UpsertCaseTeamMembersInput) GetCaseId() string { return v.CaseId }
+
+// GetMembers returns __UpsertCaseTeamMembersInput.Members, and is useful for accessing the field via an interface.
+func (v *__UpsertCaseTeamMembersInput) GetMembers() []CaseTeamMemberUpdate { return v.Members }
+
 // __ValidateDefinitionInput is used internally by genqlient
 type __ValidateDefinitionInput struct {
 	Xml string `json:"xml"`
@@ -2071,6 +2625,56 @@ func Case(
 	}
 
 	data_ = &CaseResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The query executed by CaseTeam.
+const CaseTeam_Operation = `
+query CaseTeam ($id: ID!) {
+	case(id: $id) {
+		id
+		team {
+			members {
+				memberId
+				memberType
+				caseRoles
+				isOwner
+				origin
+				user {
+					userId
+					name
+					roles
+				}
+			}
+			caseRoles
+			unassignedRoles
+		}
+	}
+}
+`
+
+func CaseTeam(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	id string,
+) (data_ *CaseTeamResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "CaseTeam",
+		Query:  CaseTeam_Operation,
+		Variables: &__CaseTeamInput{
+			Id: id,
+		},
+	}
+
+	data_ = &CaseTeamResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(
@@ -2614,6 +3218,69 @@ func Me(
 	return data_, err_
 }
 
+// The query executed by NestedCases.
+const NestedCases_Operation = `
+query NestedCases ($first: Int) {
+	cases(first: $first) {
+		edges {
+			node {
+				id
+				state
+				caseFile
+				team {
+					members {
+						memberId
+						isOwner
+						user {
+							userId
+							roles
+						}
+					}
+					unassignedRoles
+				}
+				planItems {
+					id
+					name
+					state
+					stage {
+						id
+						name
+					}
+					case {
+						id
+					}
+				}
+			}
+		}
+	}
+}
+`
+
+func NestedCases(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	first *int,
+) (data_ *NestedCasesResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "NestedCases",
+		Query:  NestedCases_Operation,
+		Variables: &__NestedCasesInput{
+			First: first,
+		},
+	}
+
+	data_ = &NestedCasesResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
 // The query executed by PlanItem.
 const PlanItem_Operation = `
 query PlanItem ($id: ID!) {
@@ -2754,6 +3421,49 @@ func RaiseUserEvent(
 	return data_, err_
 }
 
+// The mutation executed by RemoveCaseTeamMember.
+const RemoveCaseTeamMember_Operation = `
+mutation RemoveCaseTeamMember ($caseId: ID!, $memberId: String!, $memberType: MemberType) {
+	removeCaseTeamMember(caseId: $caseId, memberId: $memberId, memberType: $memberType) {
+		id
+		team {
+			members {
+				memberId
+			}
+		}
+	}
+}
+`
+
+func RemoveCaseTeamMember(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	caseId string,
+	memberId string,
+	memberType *MemberType,
+) (data_ *RemoveCaseTeamMemberResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "RemoveCaseTeamMember",
+		Query:  RemoveCaseTeamMember_Operation,
+		Variables: &__RemoveCaseTeamMemberInput{
+			CaseId:     caseId,
+			MemberId:   memberId,
+			MemberType: memberType,
+		},
+	}
+
+	data_ = &RemoveCaseTeamMemberResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
 // The mutation executed by RemoveTenantUser.
 const RemoveTenantUser_Operation = `
 mutation RemoveTenantUser ($tenant: String!, $userId: String!) {
@@ -2856,6 +3566,49 @@ func ReplaceTenantUsers(
 	}
 
 	data_ = &ReplaceTenantUsersResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The mutation executed by SetCaseTeam.
+const SetCaseTeam_Operation = `
+mutation SetCaseTeam ($caseId: ID!, $members: [CaseTeamMemberInput!]!) {
+	setCaseTeam(caseId: $caseId, members: $members) {
+		id
+		team {
+			members {
+				memberId
+				isOwner
+				caseRoles
+			}
+		}
+	}
+}
+`
+
+func SetCaseTeam(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	caseId string,
+	members []CaseTeamMemberInput,
+) (data_ *SetCaseTeamResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "SetCaseTeam",
+		Query:  SetCaseTeam_Operation,
+		Variables: &__SetCaseTeamInput{
+			CaseId:  caseId,
+			Members: members,
+		},
+	}
+
+	data_ = &SetCaseTeamResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(
@@ -3108,6 +3861,50 @@ func UpdateCaseFileItem(
 	}
 
 	data_ = &UpdateCaseFileItemResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The mutation executed by UpsertCaseTeamMembers.
+const UpsertCaseTeamMembers_Operation = `
+mutation UpsertCaseTeamMembers ($caseId: ID!, $members: [CaseTeamMemberUpdate!]!) {
+	upsertCaseTeamMembers(caseId: $caseId, members: $members) {
+		id
+		team {
+			members {
+				memberId
+				memberType
+				isOwner
+				caseRoles
+			}
+		}
+	}
+}
+`
+
+func UpsertCaseTeamMembers(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	caseId string,
+	members []CaseTeamMemberUpdate,
+) (data_ *UpsertCaseTeamMembersResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "UpsertCaseTeamMembers",
+		Query:  UpsertCaseTeamMembers_Operation,
+		Variables: &__UpsertCaseTeamMembersInput{
+			CaseId:  caseId,
+			Members: members,
+		},
+	}
+
+	data_ = &UpsertCaseTeamMembersResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(

@@ -1,0 +1,244 @@
+package service
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/uptrace/bun"
+
+	"github.com/casegraph/casegraph/auth"
+	"github.com/casegraph/casegraph/db"
+	"github.com/casegraph/casegraph/engine"
+	"github.com/casegraph/casegraph/engine/cmmn"
+)
+
+// Messages of the reference engine for case team rules.
+const (
+	msgOnlyOwners      = "Only case team owners can perform this action"
+	msgLastOwner       = "Cannot remove the last case owner"
+	msgLastOwnerLegacy = "Cnanot remove last owner" // sic: the deprecated PUT /caseteam says so
+	msgTeamEmpty       = "The new case team cannot be empty"
+	msgTeamNoOwner     = "The new case team must have owners"
+)
+
+// TeamView is a case team with the roles of its definition.
+type TeamView struct {
+	CaseID  string
+	Team    Team
+	Roles   []string // the definition's case roles
+	Unset   []string // roles no member holds
+	Members []Member
+}
+
+// CaseTeam returns a case's team to a member of it.
+func (s *Service) CaseTeam(ctx context.Context, who auth.Identity, caseID string) (TeamView, error) {
+	v, err := s.GetCase(ctx, who, caseID)
+	if err != nil {
+		return TeamView{}, err
+	}
+	return teamView(caseID, v.State.Team, v.CaseRoles), nil
+}
+
+func teamView(caseID string, team Team, roles []string) TeamView {
+	held := map[string]bool{}
+	for _, m := range team.Members {
+		for _, r := range m.CaseRoles {
+			held[r] = true
+		}
+	}
+	unset := []string{}
+	for _, r := range roles {
+		if !held[r] {
+			unset = append(unset, r)
+		}
+	}
+	return TeamView{CaseID: caseID, Team: team, Roles: roles, Unset: unset, Members: team.Members}
+}
+
+// SetCaseTeam replaces a case's whole team. Case owners only.
+func (s *Service) SetCaseTeam(ctx context.Context, who auth.Identity, caseID string, members []MemberInput) (LastModified, error) {
+	const op = "service.SetCaseTeam"
+	return s.teamCommand(ctx, op, who, caseID, func(ca caseAccess, def teamDefinition) (string, any, error) {
+		if len(members) == 0 {
+			return "", nil, E(op, Invalid, msgTeamEmpty)
+		}
+		if !slices.ContainsFunc(members, func(m MemberInput) bool { return m.IsOwner }) {
+			return "", nil, E(op, Invalid, msgTeamNoOwner)
+		}
+		team, err := s.newTeam(ctx, def.tx, op, def.c, ca.rec.Tenant, who, members)
+		if err != nil {
+			return "", nil, err
+		}
+		ca.c.Team = team
+		return "CaseTeamSet", map[string]any{"team": team}, nil
+	})
+}
+
+// MemberUpdate changes one membership: IsOwner, when set, sets ownership;
+// CaseRoles are added; RemoveRoles are removed.
+type MemberUpdate struct {
+	ID          string
+	Type        engine.MemberType
+	IsOwner     *bool
+	CaseRoles   []string
+	RemoveRoles []string
+	// Replace makes CaseRoles the member's roles instead of adding them
+	// (the typed /caseteam/users and /tenant-roles routes replace).
+	Replace bool
+	// Legacy selects the deprecated route's last-owner message.
+	Legacy bool
+}
+
+// UpsertCaseTeamMembers adds or changes memberships. Case owners only. The
+// team must keep an owner.
+func (s *Service) UpsertCaseTeamMembers(ctx context.Context, who auth.Identity, caseID string, updates []MemberUpdate) (LastModified, error) {
+	const op = "service.UpsertCaseTeamMembers"
+	return s.teamCommand(ctx, op, who, caseID, func(ca caseAccess, def teamDefinition) (string, any, error) {
+		if len(updates) == 0 {
+			return "", nil, E(op, Invalid, "There are no members to add or change")
+		}
+		team := Team{Members: slices.Clone(ca.c.Team.Members)}
+		legacy := false
+		var added []Member
+		for _, u := range updates {
+			legacy = legacy || u.Legacy
+			if u.Type == "" {
+				u.Type = UserMember
+			}
+			if strings.TrimSpace(u.ID) == "" {
+				if u.Type == RoleMember {
+					return "", nil, E(op, Invalid, "The request content was malformed: Case team tenant roles must have a tenantRole")
+				}
+				return "", nil, E(op, Invalid, "The request content was malformed: Case team users must have a userId")
+			}
+			if err := checkRoles(op, def, append(slices.Clone(u.CaseRoles), u.RemoveRoles...)); err != nil {
+				return "", nil, err
+			}
+			i := slices.IndexFunc(team.Members, func(m Member) bool { return m.ID == u.ID && m.Type == u.Type })
+			if i < 0 {
+				team.Members = append(team.Members, Member{ID: u.ID, Type: u.Type})
+				i = len(team.Members) - 1
+				added = append(added, team.Members[i])
+			}
+			m := &team.Members[i]
+			if u.Replace {
+				m.CaseRoles = nil
+			}
+			roles := append(slices.Clone(m.CaseRoles), u.CaseRoles...)
+			roles = slices.DeleteFunc(roles, func(r string) bool { return slices.Contains(u.RemoveRoles, r) })
+			m.CaseRoles = uniqueSorted(roles)
+			if u.IsOwner != nil {
+				m.IsOwner = *u.IsOwner
+			}
+		}
+		if !hasOwner(team) {
+			if legacy {
+				return "", nil, E(op, Invalid, msgLastOwnerLegacy)
+			}
+			return "", nil, E(op, Invalid, msgLastOwner)
+		}
+		if err := s.setOrigins(ctx, def.tx, ca.rec.Tenant, team.Members); err != nil {
+			return "", nil, err
+		}
+		ca.c.Team = team
+		return "CaseTeamMembersChanged", map[string]any{"updates": updates, "added": len(added)}, nil
+	})
+}
+
+// RemoveCaseTeamMember removes a membership. Case owners only. The member
+// must be in the team and the team must keep an owner.
+func (s *Service) RemoveCaseTeamMember(ctx context.Context, who auth.Identity, caseID, memberID string, typ engine.MemberType) (LastModified, error) {
+	const op = "service.RemoveCaseTeamMember"
+	if typ == "" {
+		typ = UserMember
+	}
+	return s.teamCommand(ctx, op, who, caseID, func(ca caseAccess, _ teamDefinition) (string, any, error) {
+		i := slices.IndexFunc(ca.c.Team.Members, func(m Member) bool { return m.ID == memberID && m.Type == typ })
+		if i < 0 {
+			// The reference engine names the wrong type for users; its
+			// clients match the text.
+			return "", nil, Ef(op, Invalid, "The case team does not have a TenantRole with id %s", memberID)
+		}
+		team := Team{Members: slices.Delete(slices.Clone(ca.c.Team.Members), i, i+1)}
+		if !hasOwner(team) {
+			return "", nil, E(op, Invalid, msgLastOwner)
+		}
+		ca.c.Team = team
+		return "CaseTeamMemberRemoved", map[string]any{"memberId": memberID, "memberType": typ}, nil
+	})
+}
+
+// teamDefinition is what a team change checks against: the case
+// definition, and the transaction to look users up in.
+type teamDefinition struct {
+	c  *cmmn.Case
+	tx bun.IDB
+}
+
+// teamCommand runs a change of a case's team for a case owner, in one
+// transaction: change edits ca.c.Team and returns the event describing
+// it.
+func (s *Service) teamCommand(ctx context.Context, op string, who auth.Identity, caseID string,
+	change func(ca caseAccess, def teamDefinition) (eventType string, payload any, err error)) (LastModified, error) {
+	var lm LastModified
+	err := s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
+		ca, err := s.memberCase(ctx, tx, op, who, caseID)
+		if err != nil {
+			return err
+		}
+		if !ca.actor.IsOwner {
+			return E(op, NotAllowed, msgOnlyOwners)
+		}
+		def, err := s.caseDefinition(ctx, tx, ca.rec, ca.c)
+		if err != nil {
+			return err
+		}
+		eventType, payload, err := change(ca, teamDefinition{c: def, tx: tx})
+		if err != nil {
+			return err
+		}
+		now := s.now()
+		ca.c.LastModified, ca.c.ModifiedBy = now, who.UserID
+		events := []engine.Event{
+			{Type: eventType, Payload: payload},
+			{Type: "CaseModified", Payload: map[string]any{"lastModified": now, "user": who.UserID}},
+		}
+		ca.c.Sequence += int64(len(events))
+		if _, err := s.saveCase(ctx, tx, def, ca.rec, ca.c, events, who); err != nil {
+			return err
+		}
+		lm = LastModified{At: now, ID: caseID}
+		return nil
+	})
+	return lm, err
+}
+
+// checkRoles refuses empty and undefined case roles.
+func checkRoles(op string, def teamDefinition, roles []string) error {
+	var undefined []string
+	for _, r := range roles {
+		if strings.TrimSpace(r) == "" {
+			return E(op, Invalid, "An empty role is not permitted")
+		}
+		if def.c.Role(r) == nil && !slices.Contains(undefined, r) {
+			undefined = append(undefined, r)
+		}
+	}
+	if len(undefined) > 0 {
+		return Ef(op, Invalid, "The following role(s) are not defined in the case: %s", strings.Join(undefined, ", "))
+	}
+	return nil
+}
+
+func hasOwner(team Team) bool {
+	return slices.ContainsFunc(team.Members, func(m Member) bool { return m.IsOwner })
+}
+
+// CaseMemberAccounts returns, per case among caseIDs that the caller is in
+// the team of, the tenant accounts of its user members by user id: the
+// batch behind the GraphQL member-user loader.
+func (s *Service) CaseMemberAccounts(ctx context.Context, who auth.Identity, caseIDs []string) (map[string]map[string]TenantUser, error) {
+	accounts, err := db.CaseMemberAccounts(ctx, s.db, who.UserID, caseIDs)
+	return accounts, wrap("service.CaseMemberAccounts", err)
+}
