@@ -94,6 +94,11 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.Handle("DELETE /cases/{caseId}/caseteam/tenant-roles/{role}", a.authed(a.removeTeamMember(service.RoleMember, "role")))
 	mux.Handle("POST /cases/{caseId}/caseteam/groups", a.authed(a.setTeamGroup))
 	mux.Handle("DELETE /cases/{caseId}/caseteam/groups/{groupId}", a.authed(a.removeTeamMember("group", "groupId")))
+	mux.Handle("GET /tasks", a.authed(a.listTasks))
+	mux.Handle("GET /tasks/{$}", a.authed(a.listTasks))
+	mux.Handle("GET /tasks/user/count", a.authed(a.countTasks))
+	mux.Handle("GET /tasks/case/{caseId}", a.authed(a.caseTasks))
+	mux.Handle("GET /tasks/{taskId}", a.authed(a.getTask))
 	mux.Handle("GET /identifiers", a.authed(a.identifiers))
 	mux.Handle("GET /identifiers/names", a.authed(a.identifierNames))
 }

@@ -1,0 +1,229 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// Task is a human task's read row.
+type Task struct {
+	ID           string
+	CaseID       string
+	Tenant       string
+	CaseName     string
+	TaskName     string
+	TaskState    string
+	Role         string
+	Assignee     string
+	Owner        string
+	DueDate      *time.Time
+	CreatedOn    time.Time
+	CreatedBy    string
+	ActivatedOn  time.Time
+	LastModified time.Time
+	ModifiedBy   string
+	Input        string // JSON
+	Output       string // JSON
+	TaskModel    string
+}
+
+func (r taskRow) task() Task {
+	return Task{ID: r.ID, CaseID: r.CaseID, Tenant: r.Tenant, CaseName: r.CaseName, TaskName: r.TaskName, TaskState: r.TaskState,
+		Role: r.Role, Assignee: r.Assignee, Owner: r.Owner, DueDate: r.DueDate, CreatedOn: r.CreatedOn, CreatedBy: r.CreatedBy,
+		ActivatedOn: r.ActivatedOn, LastModified: r.LastModified, ModifiedBy: r.ModifiedBy, Input: r.Input, Output: r.Output, TaskModel: r.TaskModel}
+}
+
+// callerMembership matches a team membership row m to the caller: its
+// user row, or a tenant role the caller holds with an enabled account in
+// tenant column tenantCol. It takes the user id twice.
+func callerMembership(tenantCol string) string {
+	return `((m.member_type = 'user' AND m.member_id = ?)
+		OR (m.member_type = 'role' AND m.member_id IN (
+			SELECT r.role FROM tenant_user_roles AS r
+			JOIN tenant_users AS u ON u.tenant = r.tenant AND u.user_id = r.user_id
+			WHERE r.tenant = ` + tenantCol + ` AND r.user_id = ? AND u.enabled)))`
+}
+
+// visibleTask is the reference engine's task visibility: the caller
+// reaches the task's case through a membership that holds the task's
+// performer role, or is an owner; a task without a role needs plain
+// membership. It takes the user id twice.
+const visibleTask = `EXISTS (SELECT 1 FROM case_team_members AS m
+	WHERE m.case_id = task_row.case_id AND ` + "%s" + `
+	AND (task_row.role = '' OR m.is_owner OR EXISTS (SELECT 1 FROM case_team_roles AS cr
+		WHERE cr.case_id = m.case_id AND cr.member_type = m.member_type AND cr.member_id = m.member_id AND cr.role = task_row.role)))`
+
+func visibleTaskFilter() string {
+	return fmt.Sprintf(visibleTask, callerMembership("task_row.tenant"))
+}
+
+// TaskFilter selects and orders tasks of a list.
+type TaskFilter struct {
+	Tenant      string
+	CaseID      string
+	Identifiers []IdentifierCondition
+	CaseName    string
+	TaskName    string
+	TaskStates  []string
+	// Assignee, when set, lists tasks assigned to that user, checked with
+	// plain case membership (the reference engine's faster query).
+	Assignee  string
+	Owner     string
+	DueFrom   *time.Time // inclusive
+	DueBefore *time.Time // exclusive
+	Offset    int
+	Limit     int
+	SortBy    string
+	Ascending bool
+}
+
+// TaskSortColumns maps the sort fields a client may name to columns.
+var TaskSortColumns = map[string]string{
+	"taskstate": "task_state", "assignee": "assignee", "owner": "owner", "duedate": "due_date", "createdon": "created_on",
+	"createdby": "created_by", "modifiedby": "modified_by", "lastmodified": "last_modified", "taskname": "task_name",
+}
+
+// ListTasks returns the tasks visible to userID that pass f.
+func ListTasks(ctx context.Context, idb bun.IDB, userID string, f TaskFilter) ([]Task, error) {
+	var rows []taskRow
+	q := idb.NewSelect().Model(&rows)
+	if f.Assignee != "" {
+		q = q.Where("task_row.assignee = ?", f.Assignee).
+			Where(visibleCase("task_row.case_id", "task_row.tenant"), userID, userID)
+	} else {
+		q = q.Where(visibleTaskFilter(), userID, userID)
+	}
+	if f.Tenant != "" {
+		q = q.Where("task_row.tenant = ?", f.Tenant)
+	}
+	if f.CaseID != "" {
+		q = q.Where("task_row.case_id = ?", f.CaseID)
+	}
+	for _, c := range f.Identifiers {
+		q = identifierCondition(q, "task_row.case_id", c)
+	}
+	if f.CaseName != "" {
+		q = q.Where("task_row.case_name = ?", f.CaseName)
+	}
+	if f.TaskName != "" {
+		q = q.Where("task_row.task_name = ?", f.TaskName)
+	}
+	if len(f.TaskStates) > 0 {
+		q = q.Where("task_row.task_state IN (?)", bun.In(f.TaskStates))
+	}
+	if f.Owner != "" {
+		q = q.Where("task_row.owner = ?", f.Owner)
+	}
+	if f.DueFrom != nil {
+		q = q.Where("task_row.due_date >= ?", *f.DueFrom)
+	}
+	if f.DueBefore != nil {
+		q = q.Where("task_row.due_date < ?", *f.DueBefore)
+	}
+	col, ok := TaskSortColumns[strings.ToLower(f.SortBy)]
+	if !ok {
+		col = "last_modified"
+	}
+	dir := "DESC"
+	if f.Ascending {
+		dir = "ASC"
+	}
+	q = q.OrderExpr("task_row." + col + " " + dir).OrderExpr("task_row.id " + dir).Offset(int64(max(f.Offset, 0)))
+	if f.Limit > 0 {
+		q = q.Limit(int64(f.Limit))
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, fmt.Errorf("db: list tasks: %w", err)
+	}
+	out := make([]Task, len(rows))
+	for i, r := range rows {
+		out[i] = r.task()
+	}
+	return out, nil
+}
+
+// TaskCase returns the id of the case of task id, when the case is
+// visible to userID; ErrNotFound otherwise.
+func TaskCase(ctx context.Context, idb bun.IDB, userID, id string) (string, error) {
+	var row taskRow
+	err := idb.NewSelect().Model(&row).Column("case_id").
+		Where("task_row.id = ?", id).
+		Where(visibleCase("task_row.case_id", "task_row.tenant"), userID, userID).
+		Limit(1).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", ErrNotFound
+	}
+	if err != nil {
+		return "", fmt.Errorf("db: select task case: %w", err)
+	}
+	return row.CaseID, nil
+}
+
+// TaskCount is the reference engine's task count of a user.
+type TaskCount struct {
+	Claimed, Unclaimed int
+}
+
+// CountTasks counts the tasks assigned to userID that are not done
+// (claimed), and the Unassigned tasks whose role the user holds through a
+// membership of the case (unclaimed; ownership does not count).
+func CountTasks(ctx context.Context, idb bun.IDB, userID, tenant string) (TaskCount, error) {
+	var c TaskCount
+	q := idb.NewSelect().Model((*taskRow)(nil)).
+		Where("task_row.assignee = ?", userID).
+		Where("task_row.task_state NOT IN ('Completed', 'Terminated')").
+		Where(visibleCase("task_row.case_id", "task_row.tenant"), userID, userID)
+	if tenant != "" {
+		q = q.Where("task_row.tenant = ?", tenant)
+	}
+	n, err := q.Count(ctx)
+	if err != nil {
+		return c, fmt.Errorf("db: count claimed tasks: %w", err)
+	}
+	c.Claimed = int(n)
+	q = idb.NewSelect().Model((*taskRow)(nil)).
+		Where("task_row.task_state = 'Unassigned'").
+		Where(`EXISTS (SELECT 1 FROM case_team_members AS m
+			JOIN case_team_roles AS cr ON cr.case_id = m.case_id AND cr.member_type = m.member_type AND cr.member_id = m.member_id
+			WHERE m.case_id = task_row.case_id AND cr.role = task_row.role AND `+callerMembership("task_row.tenant")+`)`, userID, userID)
+	if tenant != "" {
+		q = q.Where("task_row.tenant = ?", tenant)
+	}
+	if n, err = q.Count(ctx); err != nil {
+		return c, fmt.Errorf("db: count unclaimed tasks: %w", err)
+	}
+	c.Unclaimed = int(n)
+	return c, nil
+}
+
+// CaseTasks returns every task of a case, oldest first.
+func CaseTasks(ctx context.Context, idb bun.IDB, caseID string) ([]Task, error) {
+	var rows []taskRow
+	if err := idb.NewSelect().Model(&rows).Where("case_id = ?", caseID).Order("created_on", "id").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("db: select case tasks: %w", err)
+	}
+	out := make([]Task, len(rows))
+	for i, r := range rows {
+		out[i] = r.task()
+	}
+	return out, nil
+}
+
+// GetTask returns one task of a case.
+func GetTask(ctx context.Context, idb bun.IDB, caseID, id string) (Task, error) {
+	var row taskRow
+	err := idb.NewSelect().Model(&row).Where("case_id = ? AND id = ?", caseID, id).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Task{}, ErrNotFound
+	}
+	if err != nil {
+		return Task{}, fmt.Errorf("db: select task: %w", err)
+	}
+	return row.task(), nil
+}
