@@ -120,9 +120,9 @@ func identifierCondition(q *bun.SelectQuery, caseCol string, c IdentifierConditi
 	case len(c.Values) == 0:
 		return q.Where("EXISTS ("+sub+" AND i.value <> '')", c.Name)
 	case c.Not:
-		return q.Where("EXISTS ("+sub+" AND i.value NOT IN (?))", c.Name, bun.In(c.Values))
+		return q.Where("EXISTS ("+sub+" AND i.value NOT IN (?))", c.Name, bun.List(c.Values))
 	default:
-		return q.Where("EXISTS ("+sub+" AND i.value IN (?))", c.Name, bun.In(c.Values))
+		return q.Where("EXISTS ("+sub+" AND i.value IN (?))", c.Name, bun.List(c.Values))
 	}
 }
 
@@ -140,7 +140,7 @@ func VisibleCaseIDs(ctx context.Context, idb bun.IDB, userID string, ids []strin
 	}
 	var found []string
 	err := idb.NewSelect().TableExpr("cases AS c").ColumnExpr("c.id").
-		Where("c.id IN (?)", bun.In(ids)).
+		Where("c.id IN (?)", bun.List(ids)).
 		Where(visibleCase("c.id", "c.tenant"), userID, userID).
 		Scan(ctx, &found)
 	if err != nil {
@@ -234,7 +234,7 @@ func LoadVisibleCases(ctx context.Context, idb bun.IDB, userID string, ids []str
 	}
 	var rows []caseRow
 	err := idb.NewSelect().Model(&rows).
-		Where("case_row.id IN (?)", bun.In(ids)).
+		Where("case_row.id IN (?)", bun.List(ids)).
 		Where(visibleCase("case_row.id", "case_row.tenant"), userID, userID).
 		Scan(ctx)
 	if err != nil {
@@ -273,7 +273,7 @@ func CaseMemberAccounts(ctx context.Context, idb bun.IDB, userID string, caseIDs
 		Join("JOIN cases AS c ON c.id = m.case_id").
 		Join("JOIN tenant_users AS u ON u.tenant = c.tenant AND u.user_id = m.member_id").
 		Where("m.member_type = 'user'").
-		Where("m.case_id IN (?)", bun.In(caseIDs)).
+		Where("m.case_id IN (?)", bun.List(caseIDs)).
 		Where(visibleCase("c.id", "c.tenant"), userID, userID).
 		Scan(ctx, &rows)
 	if err != nil {
@@ -293,7 +293,7 @@ func CaseMemberAccounts(ctx context.Context, idb bun.IDB, userID string, caseIDs
 	}
 	var roles []tenantUserRoleRow
 	err = idb.NewSelect().Model(&roles).
-		Where("tenant IN (?) AND user_id IN (?)", bun.In(unique(tenants)), bun.In(unique(users))).
+		Where("tenant IN (?) AND user_id IN (?)", bun.List(unique(tenants)), bun.List(unique(users))).
 		Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("db: select case member roles: %w", err)

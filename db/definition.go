@@ -162,7 +162,7 @@ func Documents(ctx context.Context, idb bun.IDB, hashes []string) (map[string]st
 		return out, nil
 	}
 	var rows []definitionDocumentRow
-	if err := idb.NewSelect().Model(&rows).Where("hash IN (?)", bun.In(hashes)).Scan(ctx); err != nil {
+	if err := idb.NewSelect().Model(&rows).Where("hash IN (?)", bun.List(hashes)).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("db: select definition documents: %w", err)
 	}
 	for _, r := range rows {

@@ -115,7 +115,7 @@ func ListTasks(ctx context.Context, idb bun.IDB, userID string, f TaskFilter) ([
 		q = q.Where("task_row.task_name = ?", f.TaskName)
 	}
 	if len(f.TaskStates) > 0 {
-		q = q.Where("task_row.task_state IN (?)", bun.In(f.TaskStates))
+		q = q.Where("task_row.task_state IN (?)", bun.List(f.TaskStates))
 	}
 	if f.Owner != "" {
 		q = q.Where("task_row.owner = ?", f.Owner)

@@ -276,7 +276,7 @@ func UsersTenants(ctx context.Context, idb bun.IDB, userIDs []string) (map[strin
 		return out, nil
 	}
 	var rows []tenantUserRow
-	if err := idb.NewSelect().Model(&rows).Column("tenant", "user_id").Where("user_id IN (?)", bun.In(userIDs)).Scan(ctx); err != nil {
+	if err := idb.NewSelect().Model(&rows).Column("tenant", "user_id").Where("user_id IN (?)", bun.List(userIDs)).Scan(ctx); err != nil {
 		return nil, fmt.Errorf("db: select users' tenants: %w", err)
 	}
 	for _, r := range rows {

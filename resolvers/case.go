@@ -102,7 +102,7 @@ func (r *mutationResolver) changeCaseFile(ctx context.Context, caseID string, op
 	return caseResult(ctx, caseID)
 }
 
-func memberType(t *model.MemberType) service.MemberType {
+func toMemberType(t *model.MemberType) service.MemberType {
 	if t != nil && *t == model.MemberTypeRole {
 		return service.RoleMember
 	}

@@ -33,7 +33,7 @@ func setupPermit(t *testing.T, env *servertest.Env) *client.StartCaseStartCase {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return resp.StartCase
+	return &resp.StartCase
 }
 
 func planItemNamed(t *testing.T, items []client.PlanItemFields, name string) client.PlanItemFields {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/graph-gophers/dataloader/v7"
+	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/casegraph/casegraph/service"
 )
@@ -84,4 +86,64 @@ func reloadCase(ctx context.Context, id string) (service.CaseView, error) {
 
 func caseNotFound(id string) error {
 	return service.Ef("graphql.case", service.NotFound, "A case with id '%s' cannot be found.", id)
+}
+
+// selects reports whether the current field's selection reaches path,
+// through fragments too: a list resolver uses it to load, in one batch,
+// what the nested fields of every element will ask for, instead of
+// relying on the loaders' timing to gather their keys.
+func selects(ctx context.Context, path ...string) bool {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return false
+	}
+	return selectionReaches(fc.Field.Selections, path)
+}
+
+func selectionReaches(set ast.SelectionSet, path []string) bool {
+	if len(path) == 0 {
+		return true
+	}
+	for _, sel := range set {
+		switch s := sel.(type) {
+		case *ast.Field:
+			if s.Name == path[0] && selectionReaches(s.SelectionSet, path[1:]) {
+				return true
+			}
+		case *ast.InlineFragment:
+			if selectionReaches(s.SelectionSet, path) {
+				return true
+			}
+		case *ast.FragmentSpread:
+			if s.Definition != nil && selectionReaches(s.Definition.SelectionSet, path) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// primeMemberAccounts loads the member accounts of the listed cases in one
+// batch, when the query will ask for them.
+func primeMemberAccounts(ctx context.Context, svc *service.Service, ids []string, path ...string) error {
+	if len(ids) == 0 || !selects(ctx, path...) {
+		return nil
+	}
+	who, err := caller(ctx)
+	if err != nil {
+		return err
+	}
+	accounts, err := svc.CaseMemberAccounts(ctx, who, ids)
+	if err != nil {
+		return err
+	}
+	l := loadersFrom(ctx)
+	for _, id := range ids {
+		a := accounts[id]
+		if a == nil {
+			a = map[string]service.TenantUser{}
+		}
+		l.memberAccounts.Prime(ctx, id, a)
+	}
+	return nil
 }

@@ -284,7 +284,7 @@ func (r *mutationResolver) UpsertCaseTeamMembers(ctx context.Context, caseID str
 	}
 	updates := make([]service.MemberUpdate, len(members))
 	for i, m := range members {
-		updates[i] = service.MemberUpdate{ID: m.MemberID, Type: memberType(m.MemberType), IsOwner: m.IsOwner,
+		updates[i] = service.MemberUpdate{ID: m.MemberID, Type: toMemberType(m.MemberType), IsOwner: m.IsOwner,
 			CaseRoles: m.CaseRoles, RemoveRoles: m.RemoveRoles}
 	}
 	if _, err := r.Service.UpsertCaseTeamMembers(ctx, who, caseID, updates); err != nil {
@@ -299,7 +299,7 @@ func (r *mutationResolver) RemoveCaseTeamMember(ctx context.Context, caseID stri
 	if err != nil {
 		return nil, err
 	}
-	if _, err := r.Service.RemoveCaseTeamMember(ctx, who, caseID, memberID, memberType(memberType)); err != nil {
+	if _, err := r.Service.RemoveCaseTeamMember(ctx, who, caseID, memberID, toMemberType(memberType)); err != nil {
 		return nil, err
 	}
 	return caseResult(ctx, caseID)
@@ -500,6 +500,13 @@ func (r *queryResolver) Cases(ctx context.Context, filter *model.CaseFilter, fir
 	}
 	if len(conn.Edges) > 0 {
 		conn.PageInfo.EndCursor = &conn.Edges[len(conn.Edges)-1].Cursor
+	}
+	ids := make([]string, len(conn.Edges))
+	for i, e := range conn.Edges {
+		ids[i] = e.Node.ID
+	}
+	if err := primeMemberAccounts(ctx, r.Service, ids, "edges", "node", "team", "members", "user"); err != nil {
+		return nil, err
 	}
 	return conn, nil
 }

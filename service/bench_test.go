@@ -30,6 +30,7 @@ func benchService(b *testing.B, flavor db.Dialect) (*service.Service, *statement
 	b.Helper()
 	d := dbtest.Open(b, flavor)
 	counter := &statementCounter{}
+	//lint:ignore SA1019 the database is already in use; WithQueryHook would give a clone it does not use
 	d.AddQueryHook(counter)
 	svc := service.New(d, service.Config{PlatformOwners: []string{"admin"}})
 	ctx := context.Background()
