@@ -74,7 +74,7 @@ func (FireTimer) command()         {}
 // ParseTransition parses a transition name case-insensitively, as the REST
 // path carries it ("manualStart", "Occur", …).
 func ParseTransition(s string) (Transition, bool) {
-	for _, t := range []Transition{Create, Enable, Disable, Reenable, Start, ManualStart, Suspend, Resume, Complete,
+	for _, t := range []Transition{Create, Enable, Disable, Reenable, StartTransition, ManualStart, Suspend, Resume, Complete,
 		Terminate, Exit, Fault, Reactivate, Occur, Close, ParentSuspend, ParentResume, ParentTerminate} {
 		if strings.EqualFold(string(t), s) {
 			return t, true

@@ -67,6 +67,7 @@ type Error struct {
 	Msg  string
 }
 
+// Error returns the message.
 func (e *Error) Error() string { return e.Msg }
 
 func errorf(kind ErrorKind, format string, args ...any) *Error {

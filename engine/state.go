@@ -32,7 +32,7 @@ const (
 	Enable          Transition = "Enable"
 	Disable         Transition = "Disable"
 	Reenable        Transition = "Reenable"
-	Start           Transition = "Start"
+	StartTransition Transition = "Start" // Start names the function that starts a case
 	ManualStart     Transition = "ManualStart"
 	Suspend         Transition = "Suspend"
 	Resume          Transition = "Resume"
@@ -88,7 +88,15 @@ type Case struct {
 	// FileStates holds the CMMN state of each case file item instance by
 	// path, e.g. "Application" or "Order/Lines[1]".
 	FileStates map[string]State `json:"fileStates,omitempty"`
-	Team       Team             `json:"team"`
+	// FileTransitions holds, by definition path ("Order/Lines"), the last
+	// transition of any instance of that case file item that sentries
+	// have seen: a case file item on-part is satisfied while it matches.
+	FileTransitions map[string]string `json:"fileTransitions,omitempty"`
+	// FileCurrent holds, by instance path of an array item, the index of
+	// its "current" element: the one changed last. Task parameters bound
+	// to the array without an index read and write that element.
+	FileCurrent map[string]int `json:"fileCurrent,omitempty"`
+	Team        Team           `json:"team"`
 
 	// Failures counts plan items in state Failed.
 	Failures int `json:"failures,omitempty"`
@@ -137,6 +145,15 @@ type PlanItem struct {
 	CreatedOn      time.Time  `json:"createdOn"`
 	LastModified   time.Time  `json:"lastModified"`
 	ModifiedBy     string     `json:"modifiedBy"`
+	// Seq is the event number (see Case.Sequence) of the last transition
+	// that sentries have seen; it orders the transitions of the instances
+	// of a repeating item, for on-parts listening to all of them.
+	Seq int64 `json:"seq,omitempty"`
+	// ExitCriterion is the id of the exit criterion that made the item
+	// exit, for on-parts with an exitCriterionRef; "" otherwise.
+	ExitCriterion string `json:"exitCriterion,omitempty"`
+	// TimerDue is when a timer event occurs, set once its timer started.
+	TimerDue *time.Time `json:"timerDue,omitempty"`
 	// Task is the workflow of a human task, set once it became Active.
 	Task *HumanTask `json:"task,omitempty"`
 }

@@ -1,0 +1,262 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// The payloads of the events the engine produces. Event.Type is the name
+// of the payload's struct. Each payload carries what a read model or a
+// history record needs, so that neither has to look at the case state.
+
+// CaseDefinitionApplied starts every case's history: the case was created
+// on a definition.
+type CaseDefinitionApplied struct {
+	CaseInstanceID string    `json:"caseInstanceId"`
+	Tenant         string    `json:"tenant"`
+	CaseName       string    `json:"caseName"`
+	DefinitionID   string    `json:"definitionId"`
+	ParentCaseID   string    `json:"parentCaseId"`
+	RootCaseID     string    `json:"rootCaseId"`
+	CreatedOn      time.Time `json:"createdOn"`
+	CreatedBy      string    `json:"createdBy"`
+}
+
+// PlanItemCreated records a new plan item instance (state Null; its Create
+// transition follows).
+type PlanItemCreated struct {
+	CaseInstanceID string    `json:"caseInstanceId"`
+	PlanItemID     string    `json:"planItemId"`
+	DefinitionID   string    `json:"definitionId"`
+	Name           string    `json:"name"`
+	Type           string    `json:"type"`
+	StageID        string    `json:"stageId"`
+	Index          int       `json:"index"`
+	Required       bool      `json:"required"`
+	Repeating      bool      `json:"repeating"`
+	CreatedOn      time.Time `json:"createdOn"`
+	CreatedBy      string    `json:"createdBy"`
+}
+
+// PlanItemTransitioned records a lifecycle transition of a plan item, with
+// everything a plan-item history record shows.
+type PlanItemTransitioned struct {
+	CaseInstanceID string     `json:"caseInstanceId"`
+	PlanItemID     string     `json:"planItemId"`
+	Name           string     `json:"name"`
+	Type           string     `json:"type"`
+	StageID        string     `json:"stageId"`
+	Index          int        `json:"index"`
+	CurrentState   State      `json:"currentState"`
+	HistoryState   State      `json:"historyState"`
+	Transition     Transition `json:"transition"`
+	Repeating      bool       `json:"repeating"`
+	Required       bool       `json:"required"`
+	LastModified   time.Time  `json:"lastModified"`
+	ModifiedBy     string     `json:"modifiedBy"`
+}
+
+// CaseFileItemTransitioned records a change of a case file item instance.
+// Transition is create, update, replace or delete; Value is the item's
+// value afterwards (null after delete).
+type CaseFileItemTransitioned struct {
+	CaseInstanceID string `json:"caseInstanceId"`
+	// Path is the instance path, e.g. "Order/Lines[1]".
+	Path string `json:"path"`
+	// Index is the element's position in its array, -1 for other items.
+	Index      int    `json:"index"`
+	Transition string `json:"transition"`
+	State      State  `json:"state"`
+	Value      any    `json:"value"`
+}
+
+// HumanTaskActivated records that a human task became Active for the first
+// time: it now appears in task lists.
+type HumanTaskActivated struct {
+	CaseInstanceID string         `json:"caseInstanceId"`
+	TaskID         string         `json:"taskId"`
+	TaskName       string         `json:"taskName"`
+	Role           string         `json:"role"`
+	State          TaskState      `json:"taskState"`
+	Input          map[string]any `json:"input"`
+	TaskModel      string         `json:"taskModel"`
+	DueDate        *time.Time     `json:"dueDate,omitempty"`
+	Assignee       string         `json:"assignee,omitempty"`
+	CreatedOn      time.Time      `json:"createdOn"`
+	CreatedBy      string         `json:"createdBy"`
+}
+
+// HumanTaskDueDateFilled records the due date computed on activation.
+type HumanTaskDueDateFilled struct {
+	TaskID  string    `json:"taskId"`
+	DueDate time.Time `json:"dueDate"`
+}
+
+// HumanTaskAssigned records an assignment; on activation it comes from the
+// task's assignment expression.
+type HumanTaskAssigned struct {
+	TaskID   string    `json:"taskId"`
+	Assignee string    `json:"assignee"`
+	Owner    string    `json:"owner"`
+	State    TaskState `json:"taskState"`
+}
+
+// HumanTaskCompleted records the output a human task completed with.
+type HumanTaskCompleted struct {
+	TaskID string         `json:"taskId"`
+	Output map[string]any `json:"output"`
+	State  TaskState      `json:"taskState"`
+}
+
+// HumanTaskSuspended records that an active human task was suspended.
+type HumanTaskSuspended struct {
+	TaskID string    `json:"taskId"`
+	State  TaskState `json:"taskState"`
+}
+
+// HumanTaskResumed records that a suspended human task is active again.
+type HumanTaskResumed struct {
+	TaskID string    `json:"taskId"`
+	State  TaskState `json:"taskState"`
+}
+
+// HumanTaskTerminated records that an activated human task ended without
+// completing.
+type HumanTaskTerminated struct {
+	TaskID string    `json:"taskId"`
+	State  TaskState `json:"taskState"`
+}
+
+// TimerSet records when a timer event will occur.
+type TimerSet struct {
+	PlanItemID string    `json:"planItemId"`
+	DueDate    time.Time `json:"dueDate"`
+}
+
+// CaseTeamMemberSet records a user added to the team, or given a role,
+// by the engine itself (a dynamic task assignment).
+type CaseTeamMemberSet struct {
+	Member Member `json:"member"`
+}
+
+// CaseModified ends every command's events.
+type CaseModified struct {
+	CaseInstanceID string    `json:"caseInstanceId"`
+	State          State     `json:"state"`
+	Failures       int       `json:"numFailures"`
+	LastModified   time.Time `json:"lastModified"`
+	ModifiedBy     string    `json:"modifiedBy"`
+}
+
+// eventTypes creates an empty payload by event type, for DecodeEvent.
+var eventTypes = map[string]func() any{
+	"CaseDefinitionApplied":    func() any { return new(CaseDefinitionApplied) },
+	"PlanItemCreated":          func() any { return new(PlanItemCreated) },
+	"PlanItemTransitioned":     func() any { return new(PlanItemTransitioned) },
+	"CaseFileItemTransitioned": func() any { return new(CaseFileItemTransitioned) },
+	"HumanTaskActivated":       func() any { return new(HumanTaskActivated) },
+	"HumanTaskDueDateFilled":   func() any { return new(HumanTaskDueDateFilled) },
+	"HumanTaskAssigned":        func() any { return new(HumanTaskAssigned) },
+	"HumanTaskCompleted":       func() any { return new(HumanTaskCompleted) },
+	"HumanTaskSuspended":       func() any { return new(HumanTaskSuspended) },
+	"HumanTaskResumed":         func() any { return new(HumanTaskResumed) },
+	"HumanTaskTerminated":      func() any { return new(HumanTaskTerminated) },
+	"TimerSet":                 func() any { return new(TimerSet) },
+	"CaseTeamMemberSet":        func() any { return new(CaseTeamMemberSet) },
+	"CaseModified":             func() any { return new(CaseModified) },
+}
+
+// DecodeEvent turns a stored event back into an Event whose Payload is the
+// struct value of its type, with JSON numbers in the case file's canonical
+// form (see Case). An unknown type is an error.
+func DecodeEvent(typ string, payload []byte) (Event, error) {
+	mk, ok := eventTypes[typ]
+	if !ok {
+		return Event{}, fmt.Errorf("engine: unknown event type %q", typ)
+	}
+	p := mk()
+	if err := json.Unmarshal(payload, p); err != nil {
+		return Event{}, fmt.Errorf("engine: decode %s: %w", typ, err)
+	}
+	switch x := p.(type) {
+	case *CaseFileItemTransitioned:
+		x.Value = canonical(x.Value)
+	case *HumanTaskActivated:
+		x.Input = canonicalMap(x.Input)
+	case *HumanTaskCompleted:
+		x.Output = canonicalMap(x.Output)
+	}
+	return Event{Type: typ, Payload: derefPayload(p)}, nil
+}
+
+// derefPayload returns the struct a pointer made by eventTypes points to,
+// so that decoded events look like produced ones.
+func derefPayload(p any) any {
+	switch x := p.(type) {
+	case *CaseDefinitionApplied:
+		return *x
+	case *PlanItemCreated:
+		return *x
+	case *PlanItemTransitioned:
+		return *x
+	case *CaseFileItemTransitioned:
+		return *x
+	case *HumanTaskActivated:
+		return *x
+	case *HumanTaskDueDateFilled:
+		return *x
+	case *HumanTaskAssigned:
+		return *x
+	case *HumanTaskCompleted:
+		return *x
+	case *HumanTaskSuspended:
+		return *x
+	case *HumanTaskResumed:
+		return *x
+	case *HumanTaskTerminated:
+		return *x
+	case *TimerSet:
+		return *x
+	case *CaseTeamMemberSet:
+		return *x
+	case *CaseModified:
+		return *x
+	}
+	return p
+}
+
+// eventName returns the event type of a payload.
+func eventName(p any) string {
+	switch p.(type) {
+	case CaseDefinitionApplied:
+		return "CaseDefinitionApplied"
+	case PlanItemCreated:
+		return "PlanItemCreated"
+	case PlanItemTransitioned:
+		return "PlanItemTransitioned"
+	case CaseFileItemTransitioned:
+		return "CaseFileItemTransitioned"
+	case HumanTaskActivated:
+		return "HumanTaskActivated"
+	case HumanTaskDueDateFilled:
+		return "HumanTaskDueDateFilled"
+	case HumanTaskAssigned:
+		return "HumanTaskAssigned"
+	case HumanTaskCompleted:
+		return "HumanTaskCompleted"
+	case HumanTaskSuspended:
+		return "HumanTaskSuspended"
+	case HumanTaskResumed:
+		return "HumanTaskResumed"
+	case HumanTaskTerminated:
+		return "HumanTaskTerminated"
+	case TimerSet:
+		return "TimerSet"
+	case CaseTeamMemberSet:
+		return "CaseTeamMemberSet"
+	case CaseModified:
+		return "CaseModified"
+	}
+	return fmt.Sprintf("%T", p)
+}

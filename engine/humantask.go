@@ -1,0 +1,367 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/casegraph/casegraph/engine/cmmn"
+	"github.com/casegraph/casegraph/engine/expr"
+)
+
+// humanTaskTransition keeps a human task's workflow in step with its plan
+// item (§4.2): the first time it becomes Active the task is activated;
+// later transitions move the workflow state along.
+func (r *run) humanTaskTransition(p *PlanItem, from State) error {
+	if p.Task == nil {
+		if p.State == Active {
+			return r.activate(p)
+		}
+		return nil
+	}
+	t := p.Task
+	switch {
+	case p.State == Suspended && from == Active:
+		t.State = TaskSuspended
+		r.emit(HumanTaskSuspended{TaskID: p.ID, State: t.State})
+	case p.State == Active && from == Suspended:
+		t.State = workflowState(t)
+		r.emit(HumanTaskResumed{TaskID: p.ID, State: t.State})
+	case p.State == Completed:
+		t.State = TaskCompleted
+		r.emit(HumanTaskCompleted{TaskID: p.ID, Output: canonicalMap(t.Output), State: t.State})
+	case p.State == Terminated:
+		t.State = TaskTerminated
+		r.emit(HumanTaskTerminated{TaskID: p.ID, State: t.State})
+	}
+	return nil
+}
+
+// workflowState is the state an active task is in given who has it.
+func workflowState(t *HumanTask) TaskState {
+	switch {
+	case t.Assignee == "":
+		return Unassigned
+	case t.Owner != "" && t.Owner != t.Assignee:
+		return Delegated
+	}
+	return Assigned
+}
+
+// humanTaskDef returns the human task definition of an instance.
+func (r *run) humanTaskDef(p *PlanItem) *cmmn.HumanTask {
+	if def := r.definition(p); def != nil {
+		h, _ := def.Definition().(*cmmn.HumanTask)
+		return h
+	}
+	return nil
+}
+
+// activate makes a task appear in task lists: mapped input, rendered task
+// model, due date and dynamic assignment, all evaluated now.
+func (r *run) activate(p *PlanItem) error {
+	h := r.humanTaskDef(p)
+	if h == nil {
+		return nil
+	}
+	w := h.Workflow()
+	t := &HumanTask{State: Unassigned, Input: r.taskInput(p, h), Output: map[string]any{},
+		ActivatedOn: r.env.Now, CreatedBy: r.actor.UserID, TaskModel: w.TaskModel()}
+	if h.Performer() != nil {
+		t.Role = h.Performer().Name()
+	}
+	p.Task = t
+	env := r.exprEnv(p, t.Input)
+	if tmpl := w.TaskModelTemplate(); tmpl != nil && tmpl.HasSubstitutions() {
+		// A substitution that fails leaves the model as written, rather
+		// than keeping the task from its users.
+		if text, err := tmpl.Render(env); err == nil {
+			t.TaskModel = text
+		}
+	}
+	if x := w.DueDate(); x != nil {
+		if v, err := x.Eval(env); err == nil {
+			if due, ok := dueTime(v, r.env.Now); ok {
+				t.DueDate = &due
+			}
+		}
+	}
+	assignee := ""
+	if x := w.Assignment(); x != nil {
+		if v, err := x.Eval(env); err == nil {
+			if s, ok := v.(string); ok {
+				assignee = strings.TrimSpace(s)
+			}
+		}
+	}
+	r.emit(HumanTaskActivated{CaseInstanceID: r.c.ID, TaskID: p.ID, TaskName: p.Name, Role: t.Role, State: t.State,
+		Input: canonicalMap(t.Input), TaskModel: t.TaskModel, DueDate: t.DueDate, Assignee: assignee,
+		CreatedOn: r.env.Now, CreatedBy: r.actor.UserID})
+	if t.DueDate != nil {
+		r.emit(HumanTaskDueDateFilled{TaskID: p.ID, DueDate: *t.DueDate})
+	}
+	if assignee != "" {
+		t.Assignee, t.Owner, t.State = assignee, assignee, Assigned
+		r.emit(HumanTaskAssigned{TaskID: p.ID, Assignee: assignee, Owner: assignee, State: t.State})
+		r.addToTeam(assignee, t.Role)
+	}
+	return nil
+}
+
+// dueTime interprets a due date expression's value: an instant, a date,
+// a duration from now, or text holding one of those.
+func dueTime(v any, now time.Time) (time.Time, bool) {
+	switch x := v.(type) {
+	case time.Time:
+		return x.UTC(), true
+	case expr.Duration:
+		return x.AddTo(now).UTC(), true
+	case expr.Date:
+		return time.Date(x.Year, x.Month, x.Day, 0, 0, 0, 0, time.UTC), true
+	case expr.DateTime:
+		return x.Wall().UTC(), true
+	case string:
+		s := strings.TrimSpace(x)
+		if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+			return t.UTC(), true
+		}
+		if t, err := time.Parse(time.DateOnly, s); err == nil {
+			return t, true
+		}
+		if d, err := expr.ParseDuration(s); err == nil {
+			return d.AddTo(now).UTC(), true
+		}
+	}
+	return time.Time{}, false
+}
+
+// addToTeam makes a dynamically assigned user a member holding the task's
+// role, unless the user already owns the case or holds the role (§2.5).
+// Whether the user exists is not checked, as in the reference engine.
+func (r *run) addToTeam(user, role string) {
+	members := r.c.Team.Members
+	for i, m := range members {
+		if m.Type != UserMember || m.ID != user {
+			continue
+		}
+		if m.IsOwner || role == "" || slices.Contains(m.CaseRoles, role) {
+			return
+		}
+		members[i].CaseRoles = append(slices.Clone(m.CaseRoles), role)
+		r.emit(CaseTeamMemberSet{Member: cloneMember(members[i])})
+		return
+	}
+	m := Member{ID: user, Type: UserMember, CaseRoles: []string{}, Origin: "IDP"}
+	if role != "" {
+		m.CaseRoles = []string{role}
+	}
+	r.c.Team.Members = append(members, m)
+	r.emit(CaseTeamMemberSet{Member: cloneMember(m)})
+}
+
+func cloneMember(m Member) Member {
+	m.CaseRoles = slices.Clone(m.CaseRoles)
+	return m
+}
+
+// taskInput maps the task's input parameters, read from their bound case
+// file items, through the workflow's input mappings. A task without
+// mappings passes its parameters by their own names.
+func (r *run) taskInput(p *PlanItem, h *cmmn.HumanTask) map[string]any {
+	input := map[string]any{}
+	values := map[*cmmn.Parameter]any{}
+	for _, param := range h.Inputs() {
+		values[param] = r.boundValue(param, p)
+	}
+	mappings := h.InputMappings()
+	if len(mappings) == 0 {
+		for _, param := range h.Inputs() {
+			input[param.Name()] = values[param]
+		}
+		return input
+	}
+	for _, m := range mappings {
+		if m.Source() == nil || m.Target() == nil {
+			continue
+		}
+		v := values[m.Source()]
+		if x := m.Transformation(); x != nil {
+			// A transformation that fails gives no value, as reading an
+			// empty case file item would.
+			out, err := x.Eval(r.exprEnv(p, map[string]any{m.Source().Name(): v}))
+			v = nil
+			if err == nil {
+				v = canonical(out)
+			}
+		}
+		input[m.Target().Name()] = v
+	}
+	return input
+}
+
+// boundValue reads a task parameter's bound case file item: for an array,
+// the whole list, the element at the task's index, or the current one,
+// depending on the binding refinement.
+func (r *run) boundValue(param *cmmn.Parameter, p *PlanItem) any {
+	f := param.Binding()
+	if f == nil {
+		return nil
+	}
+	s, ok, err := r.bindingSlot(f, false)
+	if err != nil || !ok {
+		return nil
+	}
+	if !f.IsArray() {
+		return canonical(s.get())
+	}
+	list := s.list()
+	switch param.BindingRefinement() {
+	case cmmn.RefineList:
+		if list == nil {
+			return nil
+		}
+		return canonical(list)
+	case cmmn.RefineIndexed, cmmn.RefineReferenceIndexed:
+		if p.Index < len(list) {
+			return canonical(list[p.Index])
+		}
+		return nil
+	}
+	if i := r.current(s.array, list); i >= 0 {
+		return canonical(list[i])
+	}
+	return nil
+}
+
+// completeHumanTask runs the CompleteHumanTask command.
+func (r *run) completeHumanTask(cmd CompleteHumanTask) error {
+	p := r.item(cmd.PlanItemID)
+	if p == nil || p.Type != string(cmmn.TypeHumanTask) {
+		return errorf(ErrNotFound, "A task with id '%s' cannot be found.", cmd.PlanItemID)
+	}
+	if !r.stageActive(p) {
+		return r.stageNotActive(p, Complete)
+	}
+	if p.State != Active || p.Task == nil {
+		return errorf(ErrInvalid, "CompleteHumanTask cannot be done because task %s (%s) is in state %s", p.Name, p.ID, p.State)
+	}
+	return r.completeTask(p, cmd.Output)
+}
+
+// completeTask validates output, maps it into the case file and then
+// completes the task. The case file changes are told to the sentries
+// before the task completes (§4.2).
+func (r *run) completeTask(p *PlanItem, output map[string]any) error {
+	h := r.humanTaskDef(p)
+	if h == nil {
+		return errorf(ErrInvalid, "The definition of task %s is missing", p.Name)
+	}
+	norm, err := normalize(output, 0)
+	if err != nil {
+		return errorf(ErrInvalid, "Output for task %s is invalid: [%v]", p.Name, err)
+	}
+	out, _ := norm.(map[string]any)
+	if out == nil {
+		out = map[string]any{}
+	}
+	values, problems := r.taskOutput(p, h, out)
+	if len(problems) > 0 {
+		return errorf(ErrInvalid, "Output for task %s is invalid: [%s]", p.Name, strings.Join(problems, ", "))
+	}
+	if p.Task == nil {
+		// An item that became Active without activation (its definition
+		// changed) still completes.
+		p.Task = &HumanTask{State: Unassigned, Input: map[string]any{}, ActivatedOn: r.env.Now, CreatedBy: r.actor.UserID}
+	}
+	p.Task.Output = out
+	for _, tp := range h.Outputs() {
+		if v := values[tp]; v != nil && tp.Binding() != nil {
+			if err := r.bindOutput(tp, v, p); err != nil {
+				return err
+			}
+		}
+	}
+	r.enqueue(action{kind: doTransition, item: p, t: Complete})
+	return nil
+}
+
+// taskOutput maps the workflow output onto the task's output parameters
+// and checks them: required ones present, values fitting the bound case
+// file item. It returns every problem found.
+func (r *run) taskOutput(p *PlanItem, h *cmmn.HumanTask, out map[string]any) (map[*cmmn.Parameter]any, []string) {
+	values := map[*cmmn.Parameter]any{}
+	mapped := map[*cmmn.Parameter]bool{}
+	var problems []string
+	for _, m := range h.OutputMappings() {
+		if m.Source() == nil || m.Target() == nil {
+			continue
+		}
+		mapped[m.Target()] = true
+		v := out[m.Source().Name()]
+		if x := m.Transformation(); x != nil {
+			res, err := x.Eval(r.exprEnv(p, map[string]any{m.Source().Name(): v}))
+			if err != nil {
+				problems = append(problems, fmt.Sprintf("Task output parameter %s cannot be mapped: %v", m.Target().Name(), err))
+				continue
+			}
+			v = canonical(res)
+		}
+		values[m.Target()] = v
+	}
+	for _, tp := range h.Outputs() {
+		if !mapped[tp] {
+			values[tp] = out[tp.Name()]
+		}
+		v := values[tp]
+		if v == nil {
+			if tp.Required() {
+				problems = append(problems, fmt.Sprintf("Task output parameter %s does not have a value, but that is required in order to complete the task", tp.Name()))
+			}
+			continue
+		}
+		if f := tp.Binding(); f != nil {
+			s := slot{def: f, index: -1, path: f.Path()}
+			if f.IsArray() {
+				s.array = f.Path()
+			}
+			v = conformSlot(s, v)
+			values[tp] = v
+			if msg := checkValue(s, v); msg != "" {
+				problems = append(problems, msg)
+			}
+		}
+	}
+	return values, problems
+}
+
+// bindOutput writes a task output parameter into its bound case file item,
+// as its binding refinement says: arrays get a new element by default.
+func (r *run) bindOutput(tp *cmmn.Parameter, v any, p *PlanItem) error {
+	s, ok, err := r.bindingSlot(tp.Binding(), true)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errorf(ErrInvalid, "The output of task %s cannot be bound into case file item '%s'", p.Name, tp.Binding().Path())
+	}
+	v = canonical(v) // the case file must not share values with the task's output
+	ref := tp.BindingRefinement()
+	if s.def.IsArray() {
+		switch ref {
+		case cmmn.RefineUpdate:
+			return r.fileOp(FileUpdate, s, v)
+		case cmmn.RefineReplace, cmmn.RefineList:
+			return r.fileOp(FileReplace, s, v)
+		case cmmn.RefineIndexed, cmmn.RefineReferenceIndexed:
+			if p.Index < len(s.list()) {
+				return r.fileOp(FileUpdate, s.element(p.Index), v)
+			}
+		}
+		return r.appendElements(s, v)
+	}
+	if ref == cmmn.RefineReplace {
+		return r.fileOp(FileReplace, s, v)
+	}
+	return r.fileOp(FileUpdate, s, v)
+}
