@@ -89,3 +89,44 @@ type Timer struct {
 	PlanItemID string
 	Due        time.Time
 }
+
+// The human-task workflow commands. Each is allowed only while the task is
+// alive and to a member who holds the task's performer role (owners manage
+// every role) or, where said, is its current assignee.
+
+// ClaimTask makes the actor the task's assignee and owner.
+type ClaimTask struct{ TaskID string }
+
+// AssignTask makes Assignee the task's assignee and owner.
+type AssignTask struct{ TaskID, Assignee string }
+
+// DelegateTask hands the task to Assignee; the owner stays, to get it
+// back on revoke.
+type DelegateTask struct{ TaskID, Assignee string }
+
+// RevokeTask takes a delegated task back to its owner, or an assigned one
+// back to nobody.
+type RevokeTask struct{ TaskID string }
+
+// SaveTaskOutput stores output on the task without completing it.
+type SaveTaskOutput struct {
+	TaskID string
+	Output map[string]any
+}
+
+// PlanDiscretionaryItem plans a discretionary item into the case under the
+// stage or human task ParentID; PlanItemID, when set, is the new item's
+// id.
+type PlanDiscretionaryItem struct {
+	ParentID     string
+	DefinitionID string
+	Name         string
+	PlanItemID   string
+}
+
+func (ClaimTask) command()             {}
+func (AssignTask) command()            {}
+func (DelegateTask) command()          {}
+func (RevokeTask) command()            {}
+func (SaveTaskOutput) command()        {}
+func (PlanDiscretionaryItem) command() {}
