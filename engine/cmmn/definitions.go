@@ -169,6 +169,15 @@ type Parameter struct {
 	binding    *CaseFileItem
 	refinement BindingRefinement
 	required   bool
+	kind       string // for problem messages: "input parameter"
+	owner      string // and, for a task's parameter, the task
+}
+
+func (p *Parameter) label() string {
+	if p.owner == "" {
+		return p.describe(p.kind)
+	}
+	return p.describe(p.kind) + " of " + p.owner
 }
 
 // Binding returns the case file item the parameter is bound to, or nil.

@@ -30,19 +30,46 @@ func Parse(data []byte) (*Definitions, error) {
 	return d, nil
 }
 
+// Bounds on what one document may cost beyond its size: a generated or
+// hostile document could otherwise hold millions of problems or
+// expressions.
+const (
+	maxProblems    = 1000
+	maxExpressions = 50_000
+)
+
 // builder collects problems while the document is read, resolved and
 // validated, so that one Parse reports all of them.
 type builder struct {
-	problems []string
-	seen     map[string]bool
+	problems    []string
+	seen        map[string]bool
+	suppressed  int
+	expressions int // compiled so far, template substitutions included
 }
 
 func (b *builder) problemf(format string, args ...any) {
+	if len(b.problems) >= maxProblems {
+		b.suppressed++
+		return
+	}
 	p := fmt.Sprintf(format, args...)
 	if !b.seen[p] {
 		b.seen[p] = true
 		b.problems = append(b.problems, p)
 	}
+}
+
+// budget counts n expressions about to be compiled and reports whether
+// they fit in the document's budget; the first time they do not, it says so.
+func (b *builder) budget(n int) bool {
+	b.expressions += n
+	if b.expressions <= maxExpressions {
+		return true
+	}
+	if b.expressions-n <= maxExpressions {
+		b.problemf("the document has more than %d expressions", maxExpressions)
+	}
+	return false
 }
 
 // casef reports a problem inside a case, prefixed with the case's name.
@@ -63,6 +90,9 @@ func caseLabel(c *Case) string {
 func (b *builder) err() error {
 	if len(b.problems) == 0 {
 		return nil
+	}
+	if b.suppressed > 0 {
+		b.problems = append(b.problems, fmt.Sprintf("and %d more problems", b.suppressed))
 	}
 	return &ValidationError{Problems: b.problems}
 }
@@ -236,6 +266,9 @@ func (b *builder) expression(c *Case, n *Node, owner string) *Expression {
 	}
 	switch strings.ToLower(x.language) {
 	case "spel":
+		if !b.budget(1) {
+			return x
+		}
 		compiled, err := expr.Compile(x.body)
 		if err != nil {
 			b.casef(c, "%s has an invalid expression %q: %v", owner, shorten(x.body), err)

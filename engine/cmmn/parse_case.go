@@ -1,6 +1,7 @@
 package cmmn
 
 import (
+	"fmt"
 	"strings"
 )
 
@@ -8,27 +9,50 @@ import (
 // be unique within a case: documents that embed sub cases repeat role ids
 // across cases, and elements nobody refers to (on-parts, conditions,
 // mappings) may repeat ids even within one, as real models do.
-type idIndex struct {
-	byID  map[string]any
-	label map[string]string
-}
+type idIndex map[string]any
 
 // add registers x under id and reports a duplicate.
-func (b *builder) add(c *Case, id, label string, x any) {
+func (b *builder) add(c *Case, id string, x any) {
 	if id == "" {
 		return
 	}
-	if prev, dup := c.ids.label[id]; dup {
-		b.casef(c, "%s has the same id as %s; ids must be unique within a case", label, prev)
+	if prev, dup := c.ids[id]; dup {
+		b.casef(c, "%s has the same id as %s; ids must be unique within a case", labelOf(x), labelOf(prev))
 		return
 	}
-	c.ids.byID[id] = x
-	c.ids.label[id] = label
+	c.ids[id] = x
+}
+
+// labelOf names an indexed element for a message. Labels are built only
+// when a problem is reported: building them for every element would be a
+// sixth of the allocations of a parse.
+func labelOf(x any) string {
+	switch e := x.(type) {
+	case *PlanItem:
+		return e.describe()
+	case PlanItemDefinition:
+		return e.base().describe(e.base().kind())
+	case *Sentry:
+		return e.describe("sentry")
+	case *Criterion:
+		return e.describe(string(e.kind))
+	case *CaseFileItem:
+		return e.describe("caseFileItem")
+	case *Role:
+		return e.describe("role")
+	case *Parameter:
+		return e.label()
+	case *PlanningTable:
+		return e.describe("planningTable")
+	case *Rule:
+		return e.describe("applicabilityRule")
+	}
+	return fmt.Sprintf("%T", x)
 }
 
 // lookup returns the element with the given id if it has type T.
 func lookup[T any](c *Case, id string) (T, bool) {
-	x, ok := c.ids.byID[id].(T)
+	x, ok := c.ids[id].(T)
 	return x, ok
 }
 
@@ -40,7 +64,7 @@ func (b *builder) parseCase(n *Node, d *Definitions) *Case {
 		roleByName:   map[string]*Role{},
 		fileByPath:   map[string]*CaseFileItem{},
 		planItemByID: map[string]*PlanItem{},
-		ids:          idIndex{byID: map[string]any{}, label: map[string]string{}},
+		ids:          idIndex{},
 	}
 	if c.language == "" {
 		c.language = "spel"
@@ -67,14 +91,14 @@ func (b *builder) parseCase(n *Node, d *Definitions) *Case {
 		switch cn.name {
 		case "casePlanModel":
 			if planModel != nil {
-				b.casef(c, "has more than one casePlanModel")
+				b.casef(c, "the case has more than one casePlanModel")
 				continue
 			}
 			planModel = cn
 		case "input":
-			c.inputs = append(c.inputs, b.parameter(c, cn, "case input parameter"))
+			c.inputs = append(c.inputs, b.parameter(c, cn, "case input parameter", ""))
 		case "output":
-			c.outputs = append(c.outputs, b.parameter(c, cn, "case output parameter"))
+			c.outputs = append(c.outputs, b.parameter(c, cn, "case output parameter", ""))
 		case "extensionElements":
 			if m := cn.Child("start-case-model"); m != nil {
 				c.startCaseModel = strings.TrimSpace(m.text)
@@ -82,7 +106,7 @@ func (b *builder) parseCase(n *Node, d *Definitions) *Case {
 		}
 	}
 	if planModel == nil {
-		b.casef(c, "has no casePlanModel")
+		b.casef(c, "the case has no casePlanModel")
 		planModel = &Node{name: "casePlanModel"}
 	}
 	b.casePlan(c, planModel)
@@ -105,7 +129,7 @@ func (b *builder) caseRoles(c *Case, n *Node) {
 func (b *builder) role(c *Case, n *Node) {
 	r := &Role{element: elem(n), c: c}
 	c.roles = append(c.roles, r)
-	b.add(c, r.id, r.describe("role"), r)
+	b.add(c, r.id, r)
 	switch {
 	case r.name == "":
 		b.casef(c, "%s has no name", r.describe("role"))
@@ -128,7 +152,7 @@ func (b *builder) caseFileItem(c *Case, n *Node, parent *CaseFileItem) *CaseFile
 		f.path = parent.path + "/" + f.name
 	}
 	c.fileItems = append(c.fileItems, f)
-	b.add(c, f.id, f.describe("caseFileItem"), f)
+	b.add(c, f.id, f)
 	switch {
 	case f.name == "":
 		b.casef(c, "%s has no name", f.describe("caseFileItem"))
@@ -150,8 +174,9 @@ func (b *builder) caseFileItem(c *Case, n *Node, parent *CaseFileItem) *CaseFile
 	return f
 }
 
-// parameter reads a case or task parameter with its binding.
-func (b *builder) parameter(c *Case, n *Node, kind string) *Parameter {
+// parameter reads a case or task parameter with its binding; owner names
+// the task for a task parameter.
+func (b *builder) parameter(c *Case, n *Node, kind, owner string) *Parameter {
 	p := &Parameter{element: elem(n), bindingRef: n.Attr("bindingRef")}
 	if r := n.Child("bindingRefinement"); r != nil {
 		text := r.ChildText("body")
@@ -163,9 +188,10 @@ func (b *builder) parameter(c *Case, n *Node, kind string) *Parameter {
 	if impl := extension(n); impl != nil {
 		p.required = boolAttr(impl, "required", false)
 	}
-	b.add(c, p.id, p.describe(kind), p)
+	p.kind, p.owner = kind, owner
+	b.add(c, p.id, p)
 	if p.name == "" {
-		b.casef(c, "%s has no name", p.describe(kind))
+		b.casef(c, "%s has no name", p.label())
 	}
 	return p
 }

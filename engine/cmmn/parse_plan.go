@@ -14,7 +14,7 @@ func (b *builder) casePlan(c *Case, n *Node) {
 	if s.name == "" {
 		s.name = c.name // the reference engine names the case plan after the case
 	}
-	b.add(c, s.id, s.describe("casePlanModel"), s)
+	b.add(c, s.id, s)
 	pi := &PlanItem{element: s.element, c: c, definition: s}
 	s.usedBy = []*PlanItem{pi}
 	c.plan = pi
@@ -60,19 +60,18 @@ var definitionTypes = map[string]PlanItemType{
 // definition reads a plan item definition of any kind.
 func (b *builder) definition(c *Case, n *Node) PlanItemDefinition {
 	base := definitionBase{element: elem(n), c: c, typ: definitionTypes[n.name]}
-	label := base.describe(n.name)
 	if base.name == "" {
-		b.casef(c, "%s has no name; every %s needs one", label, n.name)
+		b.casef(c, "%s has no name; every %s needs one", base.describe(n.name), n.name)
 	}
 	if dc := n.Child("defaultControl"); dc != nil {
-		base.control = b.itemControl(c, dc, label)
+		base.control = b.itemControl(c, dc, base.describe(n.name))
 	}
 	var def PlanItemDefinition
 	switch n.name {
 	case "stage":
 		s := &Stage{definitionBase: base, autoComplete: boolAttr(n, "autoComplete", false)}
 		def = s
-		b.add(c, base.id, label, def)
+		b.add(c, base.id, def)
 		c.definitions = append(c.definitions, def)
 		b.fillStage(c, n, s)
 		return def
@@ -90,7 +89,7 @@ func (b *builder) definition(c *Case, n *Node) PlanItemDefinition {
 	case "timerEvent":
 		def = b.timer(c, n, base)
 	}
-	b.add(c, base.id, label, def)
+	b.add(c, base.id, def)
 	c.definitions = append(c.definitions, def)
 	return def
 }
@@ -114,7 +113,7 @@ func (b *builder) timer(c *Case, n *Node, base definitionBase) *TimerEvent {
 			t.timer = &Expression{id: xn.Attr("id"), owner: label, language: c.language, body: body}
 			c.expressions = append(c.expressions, t.timer)
 		} else {
-			t.timer = b.expression(c, xn, label+" timerExpression")
+			t.timer = b.expression(c, xn, "timerExpression of "+label)
 		}
 	}
 	if tr := n.Child("planItemStartTrigger"); tr != nil {
@@ -127,8 +126,7 @@ func (b *builder) timer(c *Case, n *Node, base definitionBase) *TimerEvent {
 // planItem reads a plan item or, with a table, a discretionary item.
 func (b *builder) planItem(c *Case, n *Node, parent *Stage, table *PlanningTable) *PlanItem {
 	p := &PlanItem{element: elem(n), c: c, definitionRef: n.Attr("definitionRef"), parent: parent, table: table}
-	label := p.describe()
-	b.add(c, p.id, label, p)
+	b.add(c, p.id, p)
 	c.planItems = append(c.planItems, p)
 	if p.id != "" && c.planItemByID[p.id] == nil {
 		c.planItemByID[p.id] = p
@@ -140,7 +138,7 @@ func (b *builder) planItem(c *Case, n *Node, parent *Stage, table *PlanningTable
 		case "exitCriterion":
 			p.exit = append(p.exit, b.criterion(c, cn, ExitCriterion, p))
 		case "itemControl":
-			p.control = b.itemControl(c, cn, label)
+			p.control = b.itemControl(c, cn, p.describe())
 		}
 	}
 	// CMMN 1.0 referred to sentries from attributes.
@@ -182,14 +180,13 @@ func taskRefs(n *Node) []string {
 
 func (b *builder) criterion(c *Case, n *Node, kind CriterionKind, item *PlanItem) *Criterion {
 	cr := &Criterion{element: elem(n), kind: kind, sentryRef: n.Attr("sentryRef"), item: item}
-	b.add(c, cr.id, cr.describe(string(kind)), cr)
+	b.add(c, cr.id, cr)
 	return cr
 }
 
 func (b *builder) sentry(c *Case, n *Node, stage *Stage) *Sentry {
 	s := &Sentry{element: elem(n), stage: stage}
-	label := s.describe("sentry")
-	b.add(c, s.id, label, s)
+	b.add(c, s.id, s)
 	c.sentries = append(c.sentries, s)
 	for _, cn := range n.children {
 		switch cn.name {
@@ -209,15 +206,15 @@ func (b *builder) sentry(c *Case, n *Node, stage *Stage) *Sentry {
 			})
 		case "ifPart":
 			if s.ifPart != nil {
-				b.casef(c, "%s has more than one ifPart", label)
+				b.casef(c, "%s has more than one ifPart", s.describe("sentry"))
 				continue
 			}
 			cond := cn.Child("condition")
 			if cond == nil {
-				b.casef(c, "%s has an ifPart without condition", label)
+				b.casef(c, "%s has an ifPart without condition", s.describe("sentry"))
 				continue
 			}
-			s.ifPart = b.expression(c, cond, label+" ifPart")
+			s.ifPart = b.expression(c, cond, "ifPart of "+s.describe("sentry"))
 			s.ifPart.contextRef = cn.Attr("contextRef")
 		}
 	}
@@ -231,8 +228,7 @@ func (b *builder) planningTable(c *Case, n *Node, stage *Stage, ht *HumanTask, p
 		element: elem(n), stage: stage, humanTask: ht, parent: parent,
 		roleRefs: refList(n.Attr("authorizedRoleRefs")), ruleRefs: refList(n.Attr("applicabilityRuleRefs")),
 	}
-	label := t.describe("planningTable")
-	b.add(c, t.id, label, t)
+	b.add(c, t.id, t)
 	c.tables = append(c.tables, t)
 	for _, cn := range n.children {
 		switch cn.name {
@@ -241,9 +237,9 @@ func (b *builder) planningTable(c *Case, n *Node, stage *Stage, ht *HumanTask, p
 		case "planningTable":
 			t.tables = append(t.tables, b.planningTable(c, cn, stage, ht, t))
 		case "applicabilityRule":
-			r := b.rule(c, cn, label)
+			r := b.rule(c, cn, t.describe("planningTable"))
 			t.rules = append(t.rules, r)
-			b.add(c, r.id, r.describe("applicabilityRule"), r)
+			b.add(c, r.id, r)
 		}
 	}
 	return t

@@ -14,9 +14,9 @@ func (b *builder) task(c *Case, n *Node, base definitionBase) task {
 	for _, cn := range n.children {
 		switch cn.name {
 		case "inputs":
-			t.inputs = append(t.inputs, b.parameter(c, cn, "input parameter of "+label))
+			t.inputs = append(t.inputs, b.parameter(c, cn, "input parameter", label))
 		case "outputs":
-			t.outputs = append(t.outputs, b.parameter(c, cn, "output parameter of "+label))
+			t.outputs = append(t.outputs, b.parameter(c, cn, "output parameter", label))
 		case "parameterMapping":
 			t.mappings = append(t.mappings, b.mapping(c, cn, label))
 		}
@@ -27,7 +27,7 @@ func (b *builder) task(c *Case, n *Node, base definitionBase) task {
 func (b *builder) mapping(c *Case, n *Node, owner string) *Mapping {
 	m := &Mapping{element: elem(n), sourceRef: n.Attr("sourceRef"), targetRef: n.Attr("targetRef")}
 	if tn := n.Child("transformation"); tn != nil {
-		m.transformation = b.expression(c, tn, m.label(owner)+" transformation")
+		m.transformation = b.expression(c, tn, "transformation of "+m.label(owner))
 	}
 	return m
 }
@@ -62,15 +62,18 @@ func (b *builder) humanTask(c *Case, n *Node, base definitionBase) *HumanTask {
 			h.mappings = append(h.mappings, b.mapping(c, cn, label))
 		case "task-model":
 			w.taskModel = strings.TrimSpace(cn.text)
+			if !b.budget(strings.Count(w.taskModel, "${")) {
+				continue
+			}
 			tmpl, err := expr.CompileTemplate(w.taskModel)
 			if err != nil {
 				b.casef(c, "%s has an invalid ${...} substitution in its task-model: %v", label, err)
 			}
 			w.template = tmpl
 		case "assignment":
-			w.assignment = b.workflowExpression(c, cn, label+" assignment")
+			w.assignment = b.workflowExpression(c, cn, "assignment of "+label)
 		case "duedate":
-			w.dueDate = b.workflowExpression(c, cn, label+" duedate")
+			w.dueDate = b.workflowExpression(c, cn, "duedate of "+label)
 		}
 	}
 	return h

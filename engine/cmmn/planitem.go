@@ -61,11 +61,19 @@ type definitionBase struct {
 	usedBy  []*PlanItem
 }
 
-func (b *definitionBase) Type() PlanItemType    { return b.typ }
-func (b *definitionBase) Case() *Case           { return b.c }
-func (b *definitionBase) UsedBy() []*PlanItem   { return clip(b.usedBy) }
+// Type returns the plan item type the definition gives its items.
+func (b *definitionBase) Type() PlanItemType { return b.typ }
+
+// Case returns the case declaring the definition.
+func (b *definitionBase) Case() *Case { return b.c }
+
+// UsedBy returns the plan items and discretionary items using the
+// definition, in document order.
+func (b *definitionBase) UsedBy() []*PlanItem { return clip(b.usedBy) }
+
 func (b *definitionBase) base() *definitionBase { return b }
 func (b *definitionBase) kind() string          { return kindOf(b.typ) }
+func (b *definitionBase) label() string         { return b.describe(b.kind()) }
 
 // kindOf returns the XML element name of a type, for messages.
 func kindOf(t PlanItemType) string {

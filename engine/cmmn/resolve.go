@@ -1,9 +1,6 @@
 package cmmn
 
-import (
-	"fmt"
-	"slices"
-)
+import "slices"
 
 // resolve turns every reference into a pointer, so that the engine never
 // looks up an id while a case runs, and reports references that lead
@@ -17,9 +14,11 @@ func (b *builder) resolve(d *Definitions) {
 			b.resolveDefinition(c, def)
 		}
 		for _, t := range c.tables {
-			label := t.describe("planningTable")
-			t.roles = b.roles(c, t.roleRefs, label, "authorizedRoleRefs")
-			t.applicability = b.applicabilityRules(c, t.ruleRefs, label)
+			if len(t.roleRefs)+len(t.ruleRefs) > 0 {
+				label := t.describe("planningTable")
+				t.roles = b.roles(c, t.roleRefs, label, "authorizedRoleRefs")
+				t.applicability = b.applicabilityRules(c, t.ruleRefs, label)
+			}
 		}
 		for _, x := range c.expressions {
 			if x.contextRef != "" {
@@ -40,16 +39,20 @@ func (b *builder) resolveCaseFile(c *Case) {
 		}
 	}
 	for _, p := range c.inputs {
-		b.bind(c, p, "case input parameter")
+		b.bind(c, p)
 	}
 	for _, p := range c.outputs {
-		b.bind(c, p, "case output parameter")
+		b.bind(c, p)
 	}
 }
 
-func (b *builder) bind(c *Case, p *Parameter, kind string) {
+func (b *builder) bind(c *Case, p *Parameter) {
 	if p.bindingRef != "" {
-		p.binding = b.fileItem(c, p.bindingRef, p.describe(kind), "bindingRef")
+		f, ok := lookup[*CaseFileItem](c, p.bindingRef)
+		if !ok {
+			b.casef(c, "%s: bindingRef %q does not refer to a caseFileItem", p.label(), p.bindingRef)
+		}
+		p.binding = f
 	}
 }
 
@@ -63,11 +66,10 @@ func (b *builder) fileItem(c *Case, ref, owner, attr string) *CaseFileItem {
 
 func (b *builder) resolvePlanItems(c *Case) {
 	for _, p := range append([]*PlanItem{c.plan}, c.planItems...) {
-		label := p.describe()
 		if p != c.plan {
 			def, ok := lookup[PlanItemDefinition](c, p.definitionRef)
 			if !ok || def.Type() == TypeCasePlan {
-				b.casef(c, "%s: definitionRef %q does not refer to a stage, task, milestone or event listener", label, p.definitionRef)
+				b.casef(c, "%s: definitionRef %q does not refer to a stage, task, milestone or event listener", p.describe(), p.definitionRef)
 				def = &Milestone{definitionBase: definitionBase{c: c, typ: TypeMilestone}} // keeps later checks quiet
 			}
 			p.definition = def
@@ -86,15 +88,17 @@ func (b *builder) resolvePlanItems(c *Case) {
 			for _, cr := range list {
 				s, ok := lookup[*Sentry](c, cr.sentryRef)
 				if !ok {
-					b.casef(c, "%s of %s: sentryRef %q does not refer to a sentry", cr.describe(string(cr.kind)), label, cr.sentryRef)
+					b.casef(c, "%s of %s: sentryRef %q does not refer to a sentry", cr.describe(string(cr.kind)), p.describe(), cr.sentryRef)
 					continue
 				}
 				cr.sentry = s
 				s.criteria = append(s.criteria, cr)
 			}
 		}
-		p.roles = b.roles(c, p.roleRefs, label, "authorizedRoleRefs")
-		p.applicability = b.applicabilityRules(c, p.ruleRefs, label)
+		if len(p.roleRefs)+len(p.ruleRefs) > 0 {
+			p.roles = b.roles(c, p.roleRefs, p.describe(), "authorizedRoleRefs")
+			p.applicability = b.applicabilityRules(c, p.ruleRefs, p.describe())
+		}
 		p.fourEyes = b.humanTaskItems(c, p, p.fourEyesRefs, "four_eyes")
 		p.rendezVous = b.humanTaskItems(c, p, p.rvRefs, "rendez_vous")
 	}
@@ -146,37 +150,39 @@ func (b *builder) humanTaskItems(c *Case, p *PlanItem, refs []string, what strin
 
 func (b *builder) resolveSentries(c *Case) {
 	for _, s := range c.sentries {
-		label := s.describe("sentry")
 		for _, o := range s.planOnParts {
-			olabel := fmt.Sprintf("%s in %s", o.describe("planItemOnPart"), label)
 			src, ok := lookup[*PlanItem](c, o.sourceRef)
 			if !ok {
-				b.casef(c, "%s: sourceRef %q does not refer to a plan item or discretionary item", olabel, o.sourceRef)
+				b.casef(c, "%s: sourceRef %q does not refer to a plan item or discretionary item", o.label(), o.sourceRef)
 			} else {
 				o.source = src
 				src.listeners = append(src.listeners, o)
 			}
 			if o.exitCriterionRef != "" {
 				cr, ok := lookup[*Criterion](c, o.exitCriterionRef)
-				if !ok || cr.kind != ExitCriterion {
-					b.casef(c, "%s: exitCriterionRef %q does not refer to an exitCriterion", olabel, o.exitCriterionRef)
-				} else {
+				switch {
+				case !ok || cr.kind != ExitCriterion:
+					b.casef(c, "%s: exitCriterionRef %q does not refer to an exitCriterion", o.label(), o.exitCriterionRef)
+				case o.source != nil && cr.item != o.source:
+					b.casef(c, "%s: exitCriterionRef %q is an exit criterion of %s, not of the source %s", o.label(), o.exitCriterionRef, cr.item.describe(), o.source.describe())
+				default:
 					o.exitCriterion = cr
 				}
 			}
-			b.checkEvent(c, o, olabel)
+			b.checkEvent(c, o)
 		}
 		for _, o := range s.fileOnParts {
-			olabel := fmt.Sprintf("%s in %s", o.describe("caseFileItemOnPart"), label)
-			if f := b.fileItem(c, o.sourceRef, olabel, "sourceRef"); f != nil {
+			if f, ok := lookup[*CaseFileItem](c, o.sourceRef); ok {
 				o.source = f
 				f.listeners = append(f.listeners, o)
+			} else {
+				b.casef(c, "%s: sourceRef %q does not refer to a caseFileItem", o.label(), o.sourceRef)
 			}
 			switch {
 			case o.event == "":
-				b.casef(c, "%s has no standardEvent", olabel)
+				b.casef(c, "%s has no standardEvent", o.label())
 			case !slices.Contains(fileTransitions, o.event):
-				b.casef(c, "%s: standardEvent %q is not a case file item transition (create, update, replace, delete, addChild, removeChild, addReference, removeReference)", olabel, o.event)
+				b.casef(c, "%s: standardEvent %q is not a case file item transition (create, update, replace, delete, addChild, removeChild, addReference, removeReference)", o.label(), o.event)
 			}
 		}
 	}
@@ -184,9 +190,9 @@ func (b *builder) resolveSentries(c *Case) {
 
 // checkEvent reports an on-part whose event its source can never make, such
 // as "occur" on a task: the sentry would wait forever.
-func (b *builder) checkEvent(c *Case, o *PlanItemOnPart, label string) {
+func (b *builder) checkEvent(c *Case, o *PlanItemOnPart) {
 	if o.event == "" {
-		b.casef(c, "%s has no standardEvent", label)
+		b.casef(c, "%s has no standardEvent", o.label())
 		return
 	}
 	allowed := taskTransitions
@@ -199,103 +205,110 @@ func (b *builder) checkEvent(c *Case, o *PlanItemOnPart, label string) {
 		}
 	}
 	if !slices.Contains(taskTransitions, o.event) && !slices.Contains(eventTransitions, o.event) {
-		b.casef(c, "%s: standardEvent %q is not a plan item transition", label, o.event)
+		b.casef(c, "%s: standardEvent %q is not a plan item transition", o.label(), o.event)
 		return
 	}
 	if o.source != nil && !slices.Contains(allowed, o.event) {
-		b.casef(c, "%s: standardEvent %q never happens to %s, which is a %s", label, o.event, o.source.describe(), kindOf(o.source.Type()))
+		b.casef(c, "%s: standardEvent %q never happens to %s, which is a %s", o.label(), o.event, o.source.describe(), kindOf(o.source.Type()))
 	}
 }
 
 func (b *builder) resolveDefinition(c *Case, def PlanItemDefinition) {
-	label := def.base().describe(def.base().kind())
+	label := def.base().label // built only when a problem is reported
 	switch d := def.(type) {
 	case *HumanTask:
-		b.bindTask(c, &d.task, label)
+		b.bindTask(c, &d.task)
 		if d.performerRef != "" {
-			if r := b.roles(c, []string{d.performerRef}, label, "performerRef"); len(r) == 1 {
+			if r := b.roles(c, []string{d.performerRef}, label(), "performerRef"); len(r) == 1 {
 				d.performer = r[0]
 			}
 		}
 		w := d.workflow
 		if w.validatorRef != "" {
 			if w.validator = c.defs.processByID[w.validatorRef]; w.validator == nil {
-				b.casef(c, "%s: validatorRef %q does not refer to a process", label, w.validatorRef)
+				b.casef(c, "%s: validatorRef %q does not refer to a process", label(), w.validatorRef)
 			}
 		}
 		b.mappings(c, &d.task, label, w.inputs, w.outputs, "the task's workflow implementation")
 	case *CaseTask:
-		b.bindTask(c, &d.task, label)
+		b.bindTask(c, &d.task)
 		if d.subCase = c.defs.caseByID[d.caseRef]; d.subCase == nil {
-			b.casef(c, "%s: caseRef %q does not refer to a case in this document", label, d.caseRef)
+			b.casef(c, "%s: caseRef %q does not refer to a case in this document", label(), d.caseRef)
 			return
 		}
 		b.mappings(c, &d.task, label, d.subCase.inputs, d.subCase.outputs, caseLabel(d.subCase))
 	case *ProcessTask:
-		b.bindTask(c, &d.task, label)
+		b.bindTask(c, &d.task)
 		if d.process = c.defs.processByID[d.processRef]; d.process == nil {
-			b.casef(c, "%s: processRef %q does not refer to a process", label, d.processRef)
+			b.casef(c, "%s: processRef %q does not refer to a process", label(), d.processRef)
 			return
 		}
 		b.mappings(c, &d.task, label, d.process.inputs, d.process.outputs, describe("process", d.process.id, d.process.name))
 	case *UserEvent:
-		d.roles = b.roles(c, d.roleRefs, label, "authorizedRoleRefs")
+		if len(d.roleRefs) > 0 {
+			d.roles = b.roles(c, d.roleRefs, label(), "authorizedRoleRefs")
+		}
 	case *TimerEvent:
 		if d.triggerRef != "" {
 			if src, ok := lookup[*PlanItem](c, d.triggerRef); ok {
 				d.trigger = src
 			} else {
-				b.casef(c, "%s: planItemStartTrigger sourceRef %q does not refer to a plan item", label, d.triggerRef)
+				b.casef(c, "%s: planItemStartTrigger sourceRef %q does not refer to a plan item", label(), d.triggerRef)
 			}
 		}
 	}
 }
 
-func (b *builder) bindTask(c *Case, t *task, label string) {
+func (b *builder) bindTask(c *Case, t *task) {
 	for _, p := range t.inputs {
-		b.bind(c, p, "input parameter of "+label)
+		b.bind(c, p)
 	}
 	for _, p := range t.outputs {
-		b.bind(c, p, "output parameter of "+label)
+		b.bind(c, p)
 	}
 }
 
 // mappings sorts a task's parameter mappings into input mappings (task
 // input to implementation input) and output mappings (implementation output
 // to task output), reporting any that fit neither.
-func (b *builder) mappings(c *Case, t *task, label string, implIn, implOut []*Parameter, impl string) {
+func (b *builder) mappings(c *Case, t *task, label func() string, implIn, implOut []*Parameter, impl string) {
+	if len(t.mappings) == 0 {
+		return
+	}
+	taskIn, taskOut := paramsByID(t.inputs), paramsByID(t.outputs)
+	in, out := paramsByID(implIn), paramsByID(implOut)
 	for _, m := range t.mappings {
-		mlabel := m.label(label)
-		if src := paramByID(t.inputs, m.sourceRef); src != nil {
+		mlabel := func() string { return m.label(label()) }
+		if src := taskIn[m.sourceRef]; src != nil {
 			m.source = src
-			if m.target = paramByID(implIn, m.targetRef); m.target == nil {
-				b.casef(c, "%s: targetRef %q does not refer to an input of %s", mlabel, m.targetRef, impl)
+			if m.target = in[m.targetRef]; m.target == nil {
+				b.casef(c, "%s: targetRef %q does not refer to an input of %s", mlabel(), m.targetRef, impl)
 				continue
 			}
 			t.inputMappings = append(t.inputMappings, m)
 			continue
 		}
-		if src := paramByID(implOut, m.sourceRef); src != nil {
+		if src := out[m.sourceRef]; src != nil {
 			m.source = src
-			if m.target = paramByID(t.outputs, m.targetRef); m.target == nil {
-				b.casef(c, "%s: targetRef %q does not refer to an output parameter of the task", mlabel, m.targetRef)
+			if m.target = taskOut[m.targetRef]; m.target == nil {
+				b.casef(c, "%s: targetRef %q does not refer to an output parameter of the task", mlabel(), m.targetRef)
 				continue
 			}
 			t.outputMappings = append(t.outputMappings, m)
 			continue
 		}
-		b.casef(c, "%s: sourceRef %q refers neither to an input parameter of the task nor to an output of %s", mlabel, m.sourceRef, impl)
+		b.casef(c, "%s: sourceRef %q refers neither to an input parameter of the task nor to an output of %s", mlabel(), m.sourceRef, impl)
 	}
 }
 
-func paramByID(list []*Parameter, id string) *Parameter {
-	if id == "" {
-		return nil
-	}
+// paramsByID indexes parameters; the first of a repeated id wins, and
+// parameters without id cannot be mapped.
+func paramsByID(list []*Parameter) map[string]*Parameter {
+	m := make(map[string]*Parameter, len(list))
 	for _, p := range list {
-		if p.id == id {
-			return p
+		if _, dup := m[p.id]; !dup && p.id != "" {
+			m[p.id] = p
 		}
 	}
-	return nil
+	return m
 }

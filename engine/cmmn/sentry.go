@@ -125,6 +125,10 @@ type PlanItemOnPart struct {
 // Sentry returns the sentry the on-part belongs to.
 func (o *PlanItemOnPart) Sentry() *Sentry { return o.sentry }
 
+func (o *PlanItemOnPart) label() string {
+	return o.describe("planItemOnPart") + " in " + o.sentry.describe("sentry")
+}
+
 // Source returns the plan item listened to.
 func (o *PlanItemOnPart) Source() *PlanItem { return o.source }
 
@@ -146,6 +150,10 @@ type CaseFileItemOnPart struct {
 
 // Sentry returns the sentry the on-part belongs to.
 func (o *CaseFileItemOnPart) Sentry() *Sentry { return o.sentry }
+
+func (o *CaseFileItemOnPart) label() string {
+	return o.describe("caseFileItemOnPart") + " in " + o.sentry.describe("sentry")
+}
 
 // Source returns the case file item listened to.
 func (o *CaseFileItemOnPart) Source() *CaseFileItem { return o.source }

@@ -1,6 +1,10 @@
 package cmmn
 
-import "strings"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // validate checks what resolution cannot: required names and ids, the
 // shape of four-eyes references, stages that contain themselves and cases
@@ -17,17 +21,22 @@ func (b *builder) validateCase(c *Case) {
 		b.problemf("%s has no id", describe("case", "", c.name))
 	}
 	for _, p := range c.planItems {
-		label := p.describe()
 		if p.id == "" {
-			b.casef(c, "%s has no id", label)
+			b.casef(c, "%s has no id", p.describe())
 		}
 		if p.name == "" {
-			b.casef(c, "%s has no name, and neither has its definition", label)
+			b.casef(c, "%s has no name, and neither has its definition", p.describe())
+		}
+		if len(p.fourEyes)+len(p.rendezVous) == 0 {
+			continue
+		}
+		if p.Type() != TypeHumanTask {
+			b.casef(c, "%s is a %s; four_eyes and rendez_vous apply to human tasks only", p.describe(), kindOf(p.Type()))
+			continue
 		}
 		for _, o := range append(p.FourEyes(), p.RendezVous()...) {
-			if p.Type() != TypeHumanTask || o.Type() != TypeHumanTask {
-				b.casef(c, "%s: four_eyes and rendez_vous may only relate human tasks, and %s is a %s", label,
-					o.describe(), kindOf(o.Type()))
+			if o.Type() != TypeHumanTask {
+				b.casef(c, "%s: four_eyes and rendez_vous may only refer to human tasks, and %s is a %s", p.describe(), o.describe(), kindOf(o.Type()))
 			}
 		}
 	}
@@ -89,64 +98,133 @@ func (b *builder) stageCycles(c *Case) {
 // do in between. The reference engine rejects these (its issue #340): such
 // a case spawns sub cases without end. A recursion that waits for a human
 // task, a user event or planning is a legitimate model and is accepted.
+//
+// Cases are the nodes of a graph whose edges are automatic case tasks; an
+// edge is on a cycle when both ends are in one strongly connected component.
 func (b *builder) recursion(d *Definitions) {
 	a := &autoStart{memo: map[*PlanItem]int{}}
-	type edge struct {
-		task *PlanItem
-		to   *Case
-	}
-	edges := map[*Case][]edge{}
+	g := caseGraph{edges: map[*Case][]caseEdge{}}
 	for _, c := range d.cases {
 		for _, p := range c.planItems {
 			ct, ok := p.definition.(*CaseTask)
 			if ok && ct.subCase != nil && a.item(p) {
-				edges[c] = append(edges[c], edge{p, ct.subCase})
+				g.edges[c] = append(g.edges[c], caseEdge{p, ct.subCase})
 			}
 		}
 	}
-	// path finds a chain of automatic starts from one case to another.
-	path := func(from, to *Case) []*Case {
-		prev := map[*Case]*Case{from: nil}
-		queue := []*Case{from}
-		for len(queue) > 0 {
-			x := queue[0]
-			queue = queue[1:]
-			if x == to {
-				var chain []*Case
-				for ; x != nil; x = prev[x] {
-					chain = append([]*Case{x}, chain...)
-				}
-				return chain
-			}
-			for _, e := range edges[x] {
-				if _, seen := prev[e.to]; !seen {
-					prev[e.to] = x
-					queue = append(queue, e.to)
-				}
-			}
-		}
-		return nil
-	}
+	comp := g.components(d.cases)
+	detailed := 0
 	for _, c := range d.cases {
-		for _, e := range edges[c] {
-			back := path(e.to, c)
-			if back == nil {
+		for _, e := range g.edges[c] {
+			if comp[e.to] != comp[c] {
 				continue
 			}
-			ids := []string{c.id}
-			for _, x := range back {
-				ids = append(ids, x.id)
+			// Spelling out the chain costs a search; a few examples suffice.
+			chain := ""
+			if detailed < 5 {
+				detailed++
+				chain = " (" + chainText(append([]*Case{c}, g.path(e.to, c)...)) + ")"
 			}
-			chain := strings.Join(ids, " → ")
 			if e.to == c {
-				b.casef(c, "%s is a case task that starts its own case again as soon as it can, without waiting for a user (%s); such a recursive definition would start sub cases without end",
+				b.casef(c, "%s is a case task that starts its own case again as soon as it can, without waiting for a user%s; such a recursive definition would start sub cases without end",
 					e.task.describe(), chain)
 			} else {
-				b.casef(c, "%s is a case task that starts case %q, which starts this case again without waiting for a user (%s); such a recursive definition would start sub cases without end",
+				b.casef(c, "%s is a case task that starts case %q, which starts this case again without waiting for a user%s; such a recursive definition would start sub cases without end",
 					e.task.describe(), e.to.name, chain)
 			}
 		}
 	}
+}
+
+// chainText shows a chain of cases by id, shortened in the middle when long.
+func chainText(chain []*Case) string {
+	var ids []string
+	for i, x := range chain {
+		if len(chain) > 8 && i == 4 {
+			ids = append(ids, fmt.Sprintf("… %d more …", len(chain)-6))
+		}
+		if len(chain) <= 8 || i < 4 || i >= len(chain)-2 {
+			ids = append(ids, x.id)
+		}
+	}
+	return strings.Join(ids, " → ")
+}
+
+type caseEdge struct {
+	task *PlanItem
+	to   *Case
+}
+
+type caseGraph struct {
+	edges map[*Case][]caseEdge
+}
+
+// components numbers the strongly connected components (Tarjan).
+func (g caseGraph) components(cases []*Case) map[*Case]int {
+	index, low := map[*Case]int{}, map[*Case]int{}
+	onStack := map[*Case]bool{}
+	comp := map[*Case]int{}
+	var stack []*Case
+	next, n := 0, 0
+	var visit func(v *Case)
+	visit = func(v *Case) {
+		index[v], low[v] = next, next
+		next++
+		stack = append(stack, v)
+		onStack[v] = true
+		for _, e := range g.edges[v] {
+			if _, seen := index[e.to]; !seen {
+				visit(e.to)
+				low[v] = min(low[v], low[e.to])
+			} else if onStack[e.to] {
+				low[v] = min(low[v], index[e.to])
+			}
+		}
+		if low[v] == index[v] {
+			for {
+				w := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				onStack[w] = false
+				comp[w] = n
+				if w == v {
+					break
+				}
+			}
+			n++
+		}
+	}
+	for _, c := range cases {
+		if _, seen := index[c]; !seen {
+			visit(c)
+		}
+	}
+	return comp
+}
+
+// path returns the cases on a shortest chain of automatic starts from one
+// case to another, both included.
+func (g caseGraph) path(from, to *Case) []*Case {
+	prev := map[*Case]*Case{from: nil}
+	queue := []*Case{from}
+	for len(queue) > 0 {
+		x := queue[0]
+		queue = queue[1:]
+		if x == to {
+			var chain []*Case
+			for ; x != nil; x = prev[x] {
+				chain = append(chain, x)
+			}
+			slices.Reverse(chain)
+			return chain
+		}
+		for _, e := range g.edges[x] {
+			if _, seen := prev[e.to]; !seen {
+				prev[e.to] = x
+				queue = append(queue, e.to)
+			}
+		}
+	}
+	return nil
 }
 
 // autoStart decides whether a plan item can become active without a user

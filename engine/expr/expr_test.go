@@ -257,6 +257,8 @@ func TestEvalErrors(t *testing.T) {
 		{"'x' ? 1 : 2", "operator ?: needs a boolean"},
 		{"bad.x", "internal error: engine bug"},
 		{"Greeting.merge('x')", "can only merge a map"},
+		{"T(java.time.Instant).now().plus(2000000000, T(java.time.temporal.ChronoUnit).DAYS)", "out of range"},
+		{"T(java.time.Period).ofWeeks(10000)", "out of range"},
 	}
 	env := testEnv()
 	for _, tt := range tests {

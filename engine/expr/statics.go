@@ -81,7 +81,7 @@ func durationOf(unit time.Duration) staticFunc {
 
 func calendarOf(years, months, days int) staticFunc {
 	return withInt(func(n int64) (any, error) {
-		if n > maxCalendarAmount || n < -maxCalendarAmount {
+		if n > maxCalendarAmount/int64(max(years, months, days)) || n < -maxCalendarAmount {
 			return nil, fmt.Errorf("%d is out of range", n)
 		}
 		return Duration{Years: years * int(n), Months: months * int(n), Days: days * int(n)}, nil

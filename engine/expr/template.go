@@ -17,6 +17,11 @@ type templatePart struct {
 	x    *Expr
 }
 
+// MaxSubstitutions bounds the ${...} substitutions of one template. Real
+// task models have a handful; the bound keeps a hostile definition from
+// compiling millions of expressions.
+const MaxSubstitutions = 1000
+
 // CompileTemplate compiles every ${...} substitution in text. A substitution
 // ends at the brace that closes it, so braces and quotes inside the
 // expression (map('a', '}')) do not end it early. Text without
@@ -25,10 +30,13 @@ func CompileTemplate(text string) (*Template, error) {
 	t := &Template{}
 	rest := text
 	offset := 0
-	for {
+	for n := 0; ; n++ {
 		i := strings.Index(rest, "${")
 		if i < 0 {
 			break
+		}
+		if n == MaxSubstitutions {
+			return nil, &SyntaxError{Pos: offset + i, Msg: fmt.Sprintf("the text has more than %d ${...} substitutions", MaxSubstitutions)}
 		}
 		end, err := closingBrace(rest, i+2)
 		if err != nil {

@@ -58,6 +58,7 @@ func TestTemplateErrors(t *testing.T) {
 		{"x ${} y", "in ${}: expression is empty"},
 		{"x ${a b}", `unexpected "b"`},
 		{"x ${T(Foo).bar()}", "unknown or unsupported class T(Foo)"},
+		{strings.Repeat("${a}", MaxSubstitutions+1), "more than 1000 ${...} substitutions"},
 	}
 	for _, tt := range tests {
 		_, err := CompileTemplate(tt.text)

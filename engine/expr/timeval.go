@@ -105,10 +105,10 @@ type Duration struct {
 	Time                time.Duration
 }
 
-// maxCalendarAmount bounds years, months, weeks and days of a parsed
-// duration; far beyond any timer, and safe from overflow when added to a
-// date.
-const maxCalendarAmount = 1_000_000
+// maxCalendarAmount bounds years, months and days (weeks included) of a
+// duration: far beyond any timer, and small enough that days plus the exact
+// part still fit in a time.Duration.
+const maxCalendarAmount = 50_000
 
 // ParseDuration parses an ISO-8601 duration: an optional sign, P, then
 // nY nM nW nD, then optionally T with nH nM and n[.n]S. At least one
@@ -162,6 +162,9 @@ func ParseDuration(s string) (Duration, error) {
 			d.Days += int(n)
 		}
 		datePart = rest
+	}
+	if d.Days > maxCalendarAmount {
+		return bad("an amount is too large")
 	}
 	order = "HMS"
 	var total float64
@@ -347,6 +350,7 @@ func (u chronoUnit) calendar(n int) (y, m, d int, ok bool) {
 // time zone database.
 type zoneValue struct{ seconds int }
 
+// String formats the offset as java.time does: Z, or +01:00.
 func (z zoneValue) String() string {
 	if z.seconds == 0 {
 		return "Z"
@@ -364,6 +368,9 @@ func (z zoneValue) String() string {
 func shift(v any, amount int64, unit chronoUnit) (any, error) {
 	if amount > math.MaxInt32 || amount < math.MinInt32 {
 		return nil, fmt.Errorf("amount %d is too large", amount)
+	}
+	if d, ok := unit.exact(); ok && (amount > math.MaxInt64/int64(d) || amount < math.MinInt64/int64(d)) {
+		return nil, fmt.Errorf("%d %s is out of range", amount, unit)
 	}
 	switch x := v.(type) {
 	case time.Time:

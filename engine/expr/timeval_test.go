@@ -35,7 +35,7 @@ func TestParseDuration(t *testing.T) {
 			t.Errorf("ParseDuration(%q).String() = %q, want %q", tt.in, s, tt.format)
 		}
 	}
-	for _, bad := range []string{"", "P", "PT", "2S", "P1S", "PT1D", "P1.5D", "PT1S1H", "P1D1Y", "PTxS", "P99999999999999999999D", "PT9999999999999999H", "PT1"} {
+	for _, bad := range []string{"", "P", "PT", "2S", "P1S", "PT1D", "P1.5D", "PT1S1H", "P1D1Y", "PTxS", "P99999999999999999999D", "PT9999999999999999H", "PT1", "P50001D", "P7200W"} {
 		if d, err := ParseDuration(bad); err == nil {
 			t.Errorf("ParseDuration(%q) = %v, want error", bad, d)
 		} else if !strings.Contains(err.Error(), "is not an ISO-8601 duration") {
