@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/http"
 	"strings"
 	"time"
 
@@ -31,6 +32,9 @@ type Config struct {
 	// IdentityHealth reports on the identity providers for the health
 	// endpoint; nil reports nothing.
 	IdentityHealth func(ctx context.Context) (ok bool, description string)
+	// HTTPClient calls task validators. Default: a client with a 10-second
+	// timeout.
+	HTTPClient *http.Client
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
 	// Logger receives the service's logs. Default: discard.
@@ -47,6 +51,7 @@ type Service struct {
 	now            func() time.Time
 	logger         *slog.Logger
 	definitions    *definitionCache
+	httpClient     *http.Client
 }
 
 // New returns a Service over an open, migrated database.
@@ -60,6 +65,10 @@ func New(d *db.DB, cfg Config) *Service {
 		now:            cfg.Now,
 		logger:         cfg.Logger,
 		definitions:    newDefinitionCache(256),
+		httpClient:     cfg.HTTPClient,
+	}
+	if s.httpClient == nil {
+		s.httpClient = &http.Client{Timeout: 10 * time.Second}
 	}
 	for _, o := range cfg.PlatformOwners {
 		if o = strings.TrimSpace(o); o != "" {
