@@ -160,3 +160,49 @@ func TestCasesConnection(t *testing.T) {
 		}
 	})
 }
+
+func TestCaseFileAndUserEventOverGraphQL(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		id := setupPermit(t, env).Id
+		bob := env.GraphQL("bob")
+		fileOf := func(raw json.RawMessage) map[string]map[string]any {
+			var f map[string]map[string]any
+			if err := json.Unmarshal(raw, &f); err != nil {
+				t.Fatal(err)
+			}
+			return f
+		}
+		up, err := client.UpdateCaseFileItem(ctx, bob, id, "Application", json.RawMessage(`{"Floors":5}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := fileOf(up.UpdateCaseFileItem.CaseFile); f["Application"]["Floors"] != float64(5) || f["Application"]["Applicant"] != "Ann Builder" {
+			t.Fatalf("after update: %v", f)
+		}
+		rep, err := client.ReplaceCaseFileItem(ctx, bob, id, "Application", json.RawMessage(`{"Applicant":"New"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := fileOf(rep.ReplaceCaseFileItem.CaseFile); f["Application"]["Floors"] != nil || f["Application"]["Applicant"] != "New" {
+			t.Fatalf("after replace: %v", f)
+		}
+		_, err = client.UpdateCaseFileItem(ctx, bob, id, "Application", json.RawMessage(`{"Floors":"many"}`))
+		expectCode(t, err, "BAD_USER_INPUT", "")
+		_, err = client.CreateCaseFileItem(ctx, bob, id, "Nowhere", json.RawMessage(`{}`))
+		expectCode(t, err, "BAD_USER_INPUT", "The path 'Nowhere' is invalid, since the part 'Nowhere' is not defined in the case file")
+		del, err := client.DeleteCaseFileItem(ctx, bob, id, "Application")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := fileOf(del.DeleteCaseFileItem.CaseFile); f["Application"] != nil {
+			t.Fatalf("after delete: %v", f)
+		}
+		_, err = client.UpdateCaseFileItem(ctx, env.GraphQL("zed"), id, "Application", json.RawMessage(`{}`))
+		expectCode(t, err, "NOT_FOUND", "A case with id '"+id+"' cannot be found.")
+
+		// The permit model has no user event: raising one by a name that
+		// does not exist is refused.
+		_, err = client.RaiseUserEvent(ctx, bob, id, "Nothing")
+		expectCode(t, err, "BAD_USER_INPUT", "There is no plan item with identifier 'Nothing' in case "+id)
+	})
+}

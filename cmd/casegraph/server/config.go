@@ -7,6 +7,7 @@ package server
 import (
 	"errors"
 	"strings"
+	"time"
 )
 
 // Config is the whole configuration of a CaseGraph server. Only
@@ -42,6 +43,11 @@ type Config struct {
 	Dev bool
 	// Version describes the build; filled by cmd/casegraph.
 	Version VersionInfo
+	// Now is the clock; tests set it to move time. Default time.Now.
+	Now func() time.Time
+	// TimerInterval is how often the server looks for due timers. Default
+	// one second.
+	TimerInterval time.Duration
 }
 
 // VersionInfo describes the running build.
@@ -67,6 +73,9 @@ func (c Config) withDefaults() Config {
 	}
 	c.PlatformOwners = nonEmpty(c.PlatformOwners)
 	c.OIDCIssuers = nonEmpty(c.OIDCIssuers)
+	if c.TimerInterval <= 0 {
+		c.TimerInterval = time.Second
+	}
 	if c.Dev && len(c.PlatformOwners) == 0 {
 		c.PlatformOwners = []string{"admin"}
 	}

@@ -39,6 +39,8 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 	}
 
 	authCfg := auth.Config{Issuers: cfg.OIDCIssuers, KeysURL: cfg.OIDCKeysURL, UserIDClaim: cfg.UserIDClaim}
+	// The token clock stays real: a test moving case time must not expire
+	// its own tokens.
 	if cfg.Dev {
 		dev, err := auth.LoadOrCreateDevIssuer(cfg.DataDir)
 		if err != nil {
@@ -82,6 +84,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 			return true, "trusted issuers: " + issuers
 		},
 		Logger: logger,
+		Now:    cfg.Now,
 	})
 
 	s := &Server{cfg: cfg, db: d, svc: svc, verifier: verifier, logger: logger}
@@ -149,7 +152,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, drain time.Duration
 	timersDone := make(chan struct{})
 	go func() {
 		defer close(timersDone)
-		s.svc.RunTimers(ctx, time.Second)
+		s.svc.RunTimers(ctx, s.cfg.TimerInterval)
 	}()
 	defer func() { <-timersDone }()
 	s.logger.InfoContext(ctx, "casegraph listening", "addr", ln.Addr().String(), "database", string(s.db.Flavor),
