@@ -30,12 +30,14 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
 	Case() CaseResolver
+	DiscretionaryItem() DiscretionaryItemResolver
 	Me() MeResolver
 	Member() MemberResolver
 	Mutation() MutationResolver
 	PlanItem() PlanItemResolver
 	Platform() PlatformResolver
 	Query() QueryResolver
+	Task() TaskResolver
 	Tenant() TenantResolver
 }
 
@@ -49,24 +51,26 @@ type ComplexityRoot struct {
 	}
 
 	Case struct {
-		CaseFile     func(childComplexity int) int
-		CaseRoles    func(childComplexity int) int
-		CreatedBy    func(childComplexity int) int
-		CreatedOn    func(childComplexity int) int
-		Definition   func(childComplexity int) int
-		Failures     func(childComplexity int) int
-		History      func(childComplexity int) int
-		ID           func(childComplexity int) int
-		Identifiers  func(childComplexity int) int
-		LastModified func(childComplexity int) int
-		ModifiedBy   func(childComplexity int) int
-		Name         func(childComplexity int) int
-		ParentCaseID func(childComplexity int) int
-		PlanItems    func(childComplexity int) int
-		RootCaseID   func(childComplexity int) int
-		State        func(childComplexity int) int
-		Team         func(childComplexity int) int
-		Tenant       func(childComplexity int) int
+		CaseFile           func(childComplexity int) int
+		CaseRoles          func(childComplexity int) int
+		CreatedBy          func(childComplexity int) int
+		CreatedOn          func(childComplexity int) int
+		Definition         func(childComplexity int) int
+		DiscretionaryItems func(childComplexity int) int
+		Failures           func(childComplexity int) int
+		History            func(childComplexity int) int
+		ID                 func(childComplexity int) int
+		Identifiers        func(childComplexity int) int
+		LastModified       func(childComplexity int) int
+		ModifiedBy         func(childComplexity int) int
+		Name               func(childComplexity int) int
+		ParentCaseID       func(childComplexity int) int
+		PlanItems          func(childComplexity int) int
+		RootCaseID         func(childComplexity int) int
+		State              func(childComplexity int) int
+		Tasks              func(childComplexity int) int
+		Team               func(childComplexity int) int
+		Tenant             func(childComplexity int) int
 	}
 
 	CaseConnection struct {
@@ -112,6 +116,13 @@ type ComplexityRoot struct {
 		Valid    func(childComplexity int) int
 	}
 
+	DiscretionaryItem struct {
+		DefinitionID func(childComplexity int) int
+		Name         func(childComplexity int) int
+		Parent       func(childComplexity int) int
+		Type         func(childComplexity int) int
+	}
+
 	Health struct {
 		Description   func(childComplexity int) int
 		MeasurePoints func(childComplexity int) int
@@ -145,23 +156,31 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
+		AssignTask             func(childComplexity int, id string, assignee string) int
+		ClaimTask              func(childComplexity int, id string) int
+		CompleteTask           func(childComplexity int, id string, output any) int
 		CreateCaseFileItem     func(childComplexity int, caseID string, path string, value any) int
 		CreateTenant           func(childComplexity int, input model.CreateTenantInput) int
+		DelegateTask           func(childComplexity int, id string, assignee string) int
 		DeleteCaseFileItem     func(childComplexity int, caseID string, path string) int
 		DeployDefinition       func(childComplexity int, tenant *string, name string, xml string) int
 		DisableTenant          func(childComplexity int, name string) int
 		EnableTenant           func(childComplexity int, name string) int
 		MakePlanItemTransition func(childComplexity int, caseID string, planItem string, transition string) int
+		PlanDiscretionaryItem  func(childComplexity int, caseID string, parentID string, definitionID string, name *string, planItemID *string) int
 		RaiseUserEvent         func(childComplexity int, caseID string, event string) int
 		RemoveCaseTeamMember   func(childComplexity int, caseID string, memberID string, memberType *model.MemberType) int
 		RemoveTenantUser       func(childComplexity int, tenant string, userID string) int
 		ReplaceCaseFileItem    func(childComplexity int, caseID string, path string, value any) int
 		ReplaceTenantUsers     func(childComplexity int, tenant string, users []*model.TenantUserInput) int
+		RevokeTask             func(childComplexity int, id string) int
+		SaveTaskOutput         func(childComplexity int, id string, output any) int
 		SetCaseTeam            func(childComplexity int, caseID string, members []*model.CaseTeamMemberInput) int
 		SetTenantUser          func(childComplexity int, tenant string, user model.TenantUserInput) int
 		StartCase              func(childComplexity int, input model.StartCaseInput) int
 		UpdateCaseFileItem     func(childComplexity int, caseID string, path string, value any) int
 		UpsertCaseTeamMembers  func(childComplexity int, caseID string, members []*model.CaseTeamMemberUpdate) int
+		ValidateTaskOutput     func(childComplexity int, id string, output any) int
 	}
 
 	PageInfo struct {
@@ -201,8 +220,47 @@ type ComplexityRoot struct {
 		Me                 func(childComplexity int) int
 		PlanItem           func(childComplexity int, id string) int
 		Platform           func(childComplexity int) int
+		Task               func(childComplexity int, id string) int
+		Tasks              func(childComplexity int, filter *model.TaskFilter, first *int, after *string) int
 		Tenant             func(childComplexity int, name string) int
 		ValidateDefinition func(childComplexity int, xml string) int
+	}
+
+	Task struct {
+		Assignee     func(childComplexity int) int
+		Case         func(childComplexity int) int
+		CaseName     func(childComplexity int) int
+		CreatedBy    func(childComplexity int) int
+		CreatedOn    func(childComplexity int) int
+		DueDate      func(childComplexity int) int
+		ID           func(childComplexity int) int
+		Input        func(childComplexity int) int
+		LastModified func(childComplexity int) int
+		MayPerform   func(childComplexity int) int
+		ModifiedBy   func(childComplexity int) int
+		Name         func(childComplexity int) int
+		Output       func(childComplexity int) int
+		Owner        func(childComplexity int) int
+		PlanItem     func(childComplexity int) int
+		Role         func(childComplexity int) int
+		State        func(childComplexity int) int
+		TaskModel    func(childComplexity int) int
+		Tenant       func(childComplexity int) int
+	}
+
+	TaskConnection struct {
+		Edges    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	TaskEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	TaskValidation struct {
+		Result func(childComplexity int) int
+		Valid  func(childComplexity int) int
 	}
 
 	Tenant struct {
@@ -249,6 +307,11 @@ type CaseResolver interface {
 	History(ctx context.Context, obj *model.Case) ([]*model.CaseEvent, error)
 	CaseRoles(ctx context.Context, obj *model.Case) ([]string, error)
 	Team(ctx context.Context, obj *model.Case) (*model.CaseTeam, error)
+	Tasks(ctx context.Context, obj *model.Case) ([]*model.Task, error)
+	DiscretionaryItems(ctx context.Context, obj *model.Case) ([]*model.DiscretionaryItem, error)
+}
+type DiscretionaryItemResolver interface {
+	Parent(ctx context.Context, obj *model.DiscretionaryItem) (*model.PlanItem, error)
 }
 type MeResolver interface {
 	Tenants(ctx context.Context, obj *model.Me) ([]*model.TenantUser, error)
@@ -274,6 +337,14 @@ type MutationResolver interface {
 	SetCaseTeam(ctx context.Context, caseID string, members []*model.CaseTeamMemberInput) (*model.Case, error)
 	UpsertCaseTeamMembers(ctx context.Context, caseID string, members []*model.CaseTeamMemberUpdate) (*model.Case, error)
 	RemoveCaseTeamMember(ctx context.Context, caseID string, memberID string, memberType *model.MemberType) (*model.Case, error)
+	ClaimTask(ctx context.Context, id string) (*model.Task, error)
+	AssignTask(ctx context.Context, id string, assignee string) (*model.Task, error)
+	DelegateTask(ctx context.Context, id string, assignee string) (*model.Task, error)
+	RevokeTask(ctx context.Context, id string) (*model.Task, error)
+	CompleteTask(ctx context.Context, id string, output any) (*model.Task, error)
+	SaveTaskOutput(ctx context.Context, id string, output any) (*model.Task, error)
+	ValidateTaskOutput(ctx context.Context, id string, output any) (*model.TaskValidation, error)
+	PlanDiscretionaryItem(ctx context.Context, caseID string, parentID string, definitionID string, name *string, planItemID *string) (*model.PlanItem, error)
 }
 type PlanItemResolver interface {
 	Case(ctx context.Context, obj *model.PlanItem) (*model.Case, error)
@@ -296,6 +367,12 @@ type QueryResolver interface {
 	Case(ctx context.Context, id string) (*model.Case, error)
 	Cases(ctx context.Context, filter *model.CaseFilter, first *int, after *string) (*model.CaseConnection, error)
 	PlanItem(ctx context.Context, id string) (*model.PlanItem, error)
+	Tasks(ctx context.Context, filter *model.TaskFilter, first *int, after *string) (*model.TaskConnection, error)
+	Task(ctx context.Context, id string) (*model.Task, error)
+}
+type TaskResolver interface {
+	Case(ctx context.Context, obj *model.Task) (*model.Case, error)
+	PlanItem(ctx context.Context, obj *model.Task) (*model.PlanItem, error)
 }
 type TenantResolver interface {
 	Owners(ctx context.Context, obj *model.Tenant) ([]string, error)
@@ -365,6 +442,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Case.Definition(childComplexity), true
+	case "Case.discretionaryItems":
+		if e.ComplexityRoot.Case.DiscretionaryItems == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Case.DiscretionaryItems(childComplexity), true
 	case "Case.failures":
 		if e.ComplexityRoot.Case.Failures == nil {
 			break
@@ -431,6 +514,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Case.State(childComplexity), true
+	case "Case.tasks":
+		if e.ComplexityRoot.Case.Tasks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Case.Tasks(childComplexity), true
 	case "Case.team":
 		if e.ComplexityRoot.Case.Team == nil {
 			break
@@ -600,6 +689,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.DefinitionValidation.Valid(childComplexity), true
 
+	case "DiscretionaryItem.definitionId":
+		if e.ComplexityRoot.DiscretionaryItem.DefinitionID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DiscretionaryItem.DefinitionID(childComplexity), true
+	case "DiscretionaryItem.name":
+		if e.ComplexityRoot.DiscretionaryItem.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DiscretionaryItem.Name(childComplexity), true
+	case "DiscretionaryItem.parent":
+		if e.ComplexityRoot.DiscretionaryItem.Parent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DiscretionaryItem.Parent(childComplexity), true
+	case "DiscretionaryItem.type":
+		if e.ComplexityRoot.DiscretionaryItem.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DiscretionaryItem.Type(childComplexity), true
+
 	case "Health.description":
 		if e.ComplexityRoot.Health.Description == nil {
 			break
@@ -707,6 +821,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Member.User(childComplexity), true
 
+	case "Mutation.assignTask":
+		if e.ComplexityRoot.Mutation.AssignTask == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_assignTask_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AssignTask(childComplexity, args["id"].(string), args["assignee"].(string)), true
+	case "Mutation.claimTask":
+		if e.ComplexityRoot.Mutation.ClaimTask == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_claimTask_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ClaimTask(childComplexity, args["id"].(string)), true
+	case "Mutation.completeTask":
+		if e.ComplexityRoot.Mutation.CompleteTask == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_completeTask_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CompleteTask(childComplexity, args["id"].(string), args["output"].(any)), true
 	case "Mutation.createCaseFileItem":
 		if e.ComplexityRoot.Mutation.CreateCaseFileItem == nil {
 			break
@@ -729,6 +876,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateTenant(childComplexity, args["input"].(model.CreateTenantInput)), true
+	case "Mutation.delegateTask":
+		if e.ComplexityRoot.Mutation.DelegateTask == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_delegateTask_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DelegateTask(childComplexity, args["id"].(string), args["assignee"].(string)), true
 	case "Mutation.deleteCaseFileItem":
 		if e.ComplexityRoot.Mutation.DeleteCaseFileItem == nil {
 			break
@@ -784,6 +942,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.MakePlanItemTransition(childComplexity, args["caseId"].(string), args["planItem"].(string), args["transition"].(string)), true
+	case "Mutation.planDiscretionaryItem":
+		if e.ComplexityRoot.Mutation.PlanDiscretionaryItem == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_planDiscretionaryItem_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.PlanDiscretionaryItem(childComplexity, args["caseId"].(string), args["parentId"].(string), args["definitionId"].(string), args["name"].(*string), args["planItemId"].(*string)), true
 	case "Mutation.raiseUserEvent":
 		if e.ComplexityRoot.Mutation.RaiseUserEvent == nil {
 			break
@@ -839,6 +1008,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ReplaceTenantUsers(childComplexity, args["tenant"].(string), args["users"].([]*model.TenantUserInput)), true
+	case "Mutation.revokeTask":
+		if e.ComplexityRoot.Mutation.RevokeTask == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_revokeTask_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RevokeTask(childComplexity, args["id"].(string)), true
+	case "Mutation.saveTaskOutput":
+		if e.ComplexityRoot.Mutation.SaveTaskOutput == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_saveTaskOutput_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SaveTaskOutput(childComplexity, args["id"].(string), args["output"].(any)), true
 	case "Mutation.setCaseTeam":
 		if e.ComplexityRoot.Mutation.SetCaseTeam == nil {
 			break
@@ -894,6 +1085,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpsertCaseTeamMembers(childComplexity, args["caseId"].(string), args["members"].([]*model.CaseTeamMemberUpdate)), true
+	case "Mutation.validateTaskOutput":
+		if e.ComplexityRoot.Mutation.ValidateTaskOutput == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_validateTaskOutput_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ValidateTaskOutput(childComplexity, args["id"].(string), args["output"].(any)), true
 
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
@@ -1086,6 +1288,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Platform(childComplexity), true
+	case "Query.task":
+		if e.ComplexityRoot.Query.Task == nil {
+			break
+		}
+
+		args, err := ec.field_Query_task_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Task(childComplexity, args["id"].(string)), true
+	case "Query.tasks":
+		if e.ComplexityRoot.Query.Tasks == nil {
+			break
+		}
+
+		args, err := ec.field_Query_tasks_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Tasks(childComplexity, args["filter"].(*model.TaskFilter), args["first"].(*int), args["after"].(*string)), true
 	case "Query.tenant":
 		if e.ComplexityRoot.Query.Tenant == nil {
 			break
@@ -1108,6 +1332,160 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.ValidateDefinition(childComplexity, args["xml"].(string)), true
+
+	case "Task.assignee":
+		if e.ComplexityRoot.Task.Assignee == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Assignee(childComplexity), true
+	case "Task.case":
+		if e.ComplexityRoot.Task.Case == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Case(childComplexity), true
+	case "Task.caseName":
+		if e.ComplexityRoot.Task.CaseName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.CaseName(childComplexity), true
+	case "Task.createdBy":
+		if e.ComplexityRoot.Task.CreatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.CreatedBy(childComplexity), true
+	case "Task.createdOn":
+		if e.ComplexityRoot.Task.CreatedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.CreatedOn(childComplexity), true
+	case "Task.dueDate":
+		if e.ComplexityRoot.Task.DueDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.DueDate(childComplexity), true
+	case "Task.id":
+		if e.ComplexityRoot.Task.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.ID(childComplexity), true
+	case "Task.input":
+		if e.ComplexityRoot.Task.Input == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Input(childComplexity), true
+	case "Task.lastModified":
+		if e.ComplexityRoot.Task.LastModified == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.LastModified(childComplexity), true
+	case "Task.mayPerform":
+		if e.ComplexityRoot.Task.MayPerform == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.MayPerform(childComplexity), true
+	case "Task.modifiedBy":
+		if e.ComplexityRoot.Task.ModifiedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.ModifiedBy(childComplexity), true
+	case "Task.name":
+		if e.ComplexityRoot.Task.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Name(childComplexity), true
+	case "Task.output":
+		if e.ComplexityRoot.Task.Output == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Output(childComplexity), true
+	case "Task.owner":
+		if e.ComplexityRoot.Task.Owner == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Owner(childComplexity), true
+	case "Task.planItem":
+		if e.ComplexityRoot.Task.PlanItem == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.PlanItem(childComplexity), true
+	case "Task.role":
+		if e.ComplexityRoot.Task.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Role(childComplexity), true
+	case "Task.state":
+		if e.ComplexityRoot.Task.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.State(childComplexity), true
+	case "Task.taskModel":
+		if e.ComplexityRoot.Task.TaskModel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.TaskModel(childComplexity), true
+	case "Task.tenant":
+		if e.ComplexityRoot.Task.Tenant == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Tenant(childComplexity), true
+
+	case "TaskConnection.edges":
+		if e.ComplexityRoot.TaskConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TaskConnection.Edges(childComplexity), true
+	case "TaskConnection.pageInfo":
+		if e.ComplexityRoot.TaskConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TaskConnection.PageInfo(childComplexity), true
+
+	case "TaskEdge.cursor":
+		if e.ComplexityRoot.TaskEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TaskEdge.Cursor(childComplexity), true
+	case "TaskEdge.node":
+		if e.ComplexityRoot.TaskEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TaskEdge.Node(childComplexity), true
+
+	case "TaskValidation.result":
+		if e.ComplexityRoot.TaskValidation.Result == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TaskValidation.Result(childComplexity), true
+	case "TaskValidation.valid":
+		if e.ComplexityRoot.TaskValidation.Valid == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TaskValidation.Valid(childComplexity), true
 
 	case "Tenant.disabledAccounts":
 		if e.ComplexityRoot.Tenant.DisabledAccounts == nil {
@@ -1252,6 +1630,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("CaseTeamMemberUpdate", ec.unmarshalInputCaseTeamMemberUpdate),
 			graphql.NewInputUnmarshaler("CreateTenantInput", ec.unmarshalInputCreateTenantInput),
 			graphql.NewInputUnmarshaler("StartCaseInput", ec.unmarshalInputStartCaseInput),
+			graphql.NewInputUnmarshaler("TaskFilter", ec.unmarshalInputTaskFilter),
 			graphql.NewInputUnmarshaler("TenantUserInput", ec.unmarshalInputTenantUserInput),
 		)
 	}
@@ -1365,6 +1744,14 @@ type Query {
   cases(filter: CaseFilter, first: Int = 20, after: String): CaseConnection!
   "A plan item of a case the caller is in the team of; NOT_FOUND otherwise."
   planItem(id: ID!): PlanItem!
+  """
+  The caller's task inbox: tasks of its cases, of roles it holds there, without
+  a role, or (as owner) all; with an assignee filter, every task of its cases
+  assigned to that user. Newest change first unless sorted otherwise.
+  """
+  tasks(filter: TaskFilter, first: Int = 20, after: String): TaskConnection!
+  "A task of a case the caller is in the team of; NOT_FOUND otherwise."
+  task(id: ID!): Task!
 }
 
 type Mutation {
@@ -1415,6 +1802,23 @@ type Mutation {
   upsertCaseTeamMembers(caseId: ID!, members: [CaseTeamMemberUpdate!]!): Case!
   "Remove a member from the team. Case owners only; the last owner cannot go."
   removeCaseTeamMember(caseId: ID!, memberId: String!, memberType: MemberType = USER): Case!
+
+  "Claim a task: the caller becomes assignee and owner. Needs the task's role."
+  claimTask(id: ID!): Task!
+  "Assign a task. Needs the role; a non-owner assigns only to a member holding it."
+  assignTask(id: ID!, assignee: String!): Task!
+  "Delegate a task; the owner gets it back on revoke."
+  delegateTask(id: ID!, assignee: String!): Task!
+  "Revoke a task: a delegated one back to its owner, an assigned one to nobody."
+  revokeTask(id: ID!): Task!
+  "Complete a task with its output; a caller who is not the assignee claims it first."
+  completeTask(id: ID!, output: JSON): Task!
+  "Store output on a task without completing it."
+  saveTaskOutput(id: ID!, output: JSON!): Task!
+  "Check output as completing the task would, with its validator when it has one."
+  validateTaskOutput(id: ID!, output: JSON!): TaskValidation!
+  "Plan a discretionary item under a stage or human task; the new item follows its own lifecycle."
+  planDiscretionaryItem(caseId: ID!, parentId: ID!, definitionId: String!, name: String, planItemId: String): PlanItem!
 }
 
 "The caller as the platform knows it."
@@ -1545,6 +1949,85 @@ type Case {
   caseRoles: [String!]!
   "Who may see the case and act in it."
   team: CaseTeam!
+  "The case's human tasks that became active, oldest first."
+  tasks: [Task!]!
+  "What the caller may plan into the case now."
+  discretionaryItems: [DiscretionaryItem!]!
+}
+
+"A human task: its workflow state apart from its plan item's CMMN state."
+type Task {
+  id: ID!
+  name: String!
+  "Unassigned, Assigned, Delegated, Suspended, Completed or Terminated."
+  state: String!
+  assignee: String
+  owner: String
+  "The performer case role; null when any member may perform it."
+  role: String
+  dueDate: Time
+  input: JSON!
+  output: JSON!
+  "The task model (JSON schema and UI schema), parsed when it is JSON."
+  taskModel: JSON
+  tenant: String!
+  caseName: String!
+  createdOn: Time!
+  createdBy: String!
+  lastModified: Time!
+  modifiedBy: String!
+  "Whether the caller holds the task's role or is its assignee."
+  mayPerform: Boolean!
+  case: Case!
+  planItem: PlanItem!
+}
+
+type TaskConnection {
+  edges: [TaskEdge!]!
+  pageInfo: PageInfo!
+}
+
+type TaskEdge {
+  cursor: String!
+  node: Task!
+}
+
+input TaskFilter {
+  tenant: String
+  "Business identifiers of the case: name=value, name!=value or name."
+  identifiers: String
+  "Exact case name."
+  caseName: String
+  "Exact task name."
+  taskName: String
+  "States, any of them."
+  states: [String!]
+  assignee: String
+  owner: String
+  dueOn: String
+  dueBefore: String
+  dueAfter: String
+  "Offset such as +01:00 for the due dates; UTC when absent."
+  timeZone: String
+  "taskstate, assignee, owner, duedate, createdon, createdby, modifiedby, lastmodified."
+  sortBy: String
+  sortOrder: String
+}
+
+"A discretionary item the caller may plan now."
+type DiscretionaryItem {
+  name: String!
+  "The discretionary item's id in the definition."
+  definitionId: String!
+  type: String!
+  "The stage or human task it would be planned under."
+  parent: PlanItem!
+}
+
+type TaskValidation {
+  valid: Boolean!
+  "The validator's answer; empty when valid."
+  result: JSON!
 }
 
 "A case team: its memberships, the definition's roles and the roles nobody holds."
@@ -1730,6 +2213,10 @@ func (ec *executionContext) childFields_Case(ctx context.Context, field graphql.
 		return ec.fieldContext_Case_caseRoles(ctx, field)
 	case "team":
 		return ec.fieldContext_Case_team(ctx, field)
+	case "tasks":
+		return ec.fieldContext_Case_tasks(ctx, field)
+	case "discretionaryItems":
+		return ec.fieldContext_Case_discretionaryItems(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Case", field.Name)
 }
@@ -1818,6 +2305,20 @@ func (ec *executionContext) childFields_DefinitionValidation(ctx context.Context
 		return ec.fieldContext_DefinitionValidation_problems(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DefinitionValidation", field.Name)
+}
+
+func (ec *executionContext) childFields_DiscretionaryItem(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_DiscretionaryItem_name(ctx, field)
+	case "definitionId":
+		return ec.fieldContext_DiscretionaryItem_definitionId(ctx, field)
+	case "type":
+		return ec.fieldContext_DiscretionaryItem_type(ctx, field)
+	case "parent":
+		return ec.fieldContext_DiscretionaryItem_parent(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DiscretionaryItem", field.Name)
 }
 
 func (ec *executionContext) childFields_Health(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1940,6 +2441,80 @@ func (ec *executionContext) childFields_Platform(ctx context.Context, field grap
 		return ec.fieldContext_Platform_health(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Platform", field.Name)
+}
+
+func (ec *executionContext) childFields_Task(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Task_id(ctx, field)
+	case "name":
+		return ec.fieldContext_Task_name(ctx, field)
+	case "state":
+		return ec.fieldContext_Task_state(ctx, field)
+	case "assignee":
+		return ec.fieldContext_Task_assignee(ctx, field)
+	case "owner":
+		return ec.fieldContext_Task_owner(ctx, field)
+	case "role":
+		return ec.fieldContext_Task_role(ctx, field)
+	case "dueDate":
+		return ec.fieldContext_Task_dueDate(ctx, field)
+	case "input":
+		return ec.fieldContext_Task_input(ctx, field)
+	case "output":
+		return ec.fieldContext_Task_output(ctx, field)
+	case "taskModel":
+		return ec.fieldContext_Task_taskModel(ctx, field)
+	case "tenant":
+		return ec.fieldContext_Task_tenant(ctx, field)
+	case "caseName":
+		return ec.fieldContext_Task_caseName(ctx, field)
+	case "createdOn":
+		return ec.fieldContext_Task_createdOn(ctx, field)
+	case "createdBy":
+		return ec.fieldContext_Task_createdBy(ctx, field)
+	case "lastModified":
+		return ec.fieldContext_Task_lastModified(ctx, field)
+	case "modifiedBy":
+		return ec.fieldContext_Task_modifiedBy(ctx, field)
+	case "mayPerform":
+		return ec.fieldContext_Task_mayPerform(ctx, field)
+	case "case":
+		return ec.fieldContext_Task_case(ctx, field)
+	case "planItem":
+		return ec.fieldContext_Task_planItem(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Task", field.Name)
+}
+
+func (ec *executionContext) childFields_TaskConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_TaskConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_TaskConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TaskConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_TaskEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_TaskEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_TaskEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TaskEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_TaskValidation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "valid":
+		return ec.fieldContext_TaskValidation_valid(ctx, field)
+	case "result":
+		return ec.fieldContext_TaskValidation_result(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TaskValidation", field.Name)
 }
 
 func (ec *executionContext) childFields_Tenant(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2122,6 +2697,64 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 
 // region    ***************************** args.gotpl *****************************
 
+func (ec *executionContext) field_Mutation_assignTask_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "assignee",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["assignee"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_claimTask_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_completeTask_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "output",
+		func(ctx context.Context, v any) (any, error) {
+			return ec.unmarshalOJSON2interface(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["output"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createCaseFileItem_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -2163,6 +2796,28 @@ func (ec *executionContext) field_Mutation_createTenant_args(ctx context.Context
 		return nil, err
 	}
 	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_delegateTask_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "assignee",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["assignee"] = arg1
 	return args, nil
 }
 
@@ -2273,6 +2928,52 @@ func (ec *executionContext) field_Mutation_makePlanItemTransition_args(ctx conte
 		return nil, err
 	}
 	args["transition"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_planDiscretionaryItem_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "caseId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["caseId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "parentId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["parentId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "definitionId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["definitionId"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "name",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["name"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "planItemId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["planItemId"] = arg4
 	return args, nil
 }
 
@@ -2402,6 +3103,42 @@ func (ec *executionContext) field_Mutation_replaceTenantUsers_args(ctx context.C
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_revokeTask_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_saveTaskOutput_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "output",
+		func(ctx context.Context, v any) (any, error) {
+			return ec.unmarshalNJSON2interface(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["output"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_setCaseTeam_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -2512,6 +3249,28 @@ func (ec *executionContext) field_Mutation_upsertCaseTeamMembers_args(ctx contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_validateTaskOutput_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "output",
+		func(ctx context.Context, v any) (any, error) {
+			return ec.unmarshalNJSON2interface(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["output"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -2617,6 +3376,50 @@ func (ec *executionContext) field_Query_planItem_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_task_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_tasks_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*model.TaskFilter, error) {
+			return ec.unmarshalOTaskFilter2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTaskFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
 	return args, nil
 }
 
@@ -3227,6 +4030,70 @@ func (ec *executionContext) fieldContext_Case_team(_ context.Context, field grap
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_CaseTeam(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Case_tasks(ctx context.Context, field graphql.CollectedField, obj *model.Case) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Case_tasks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Case().Tasks(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Task) graphql.Marshaler {
+			return ec.marshalNTask2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTaskᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Case_tasks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Case",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Task(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Case_discretionaryItems(ctx context.Context, field graphql.CollectedField, obj *model.Case) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Case_discretionaryItems(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Case().DiscretionaryItems(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.DiscretionaryItem) graphql.Marshaler {
+			return ec.marshalNDiscretionaryItem2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐDiscretionaryItemᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Case_discretionaryItems(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Case",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DiscretionaryItem(ctx, field)
 		},
 	}
 	return fc, nil
@@ -3850,6 +4717,107 @@ func (ec *executionContext) _DefinitionValidation_problems(ctx context.Context, 
 }
 func (ec *executionContext) fieldContext_DefinitionValidation_problems(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DefinitionValidation", field, false, false, "String")
+}
+
+func (ec *executionContext) _DiscretionaryItem_name(ctx context.Context, field graphql.CollectedField, obj *model.DiscretionaryItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DiscretionaryItem_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DiscretionaryItem_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DiscretionaryItem", field, false, false, "String")
+}
+
+func (ec *executionContext) _DiscretionaryItem_definitionId(ctx context.Context, field graphql.CollectedField, obj *model.DiscretionaryItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DiscretionaryItem_definitionId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DefinitionID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DiscretionaryItem_definitionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DiscretionaryItem", field, false, false, "String")
+}
+
+func (ec *executionContext) _DiscretionaryItem_type(ctx context.Context, field graphql.CollectedField, obj *model.DiscretionaryItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DiscretionaryItem_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DiscretionaryItem_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DiscretionaryItem", field, false, false, "String")
+}
+
+func (ec *executionContext) _DiscretionaryItem_parent(ctx context.Context, field graphql.CollectedField, obj *model.DiscretionaryItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DiscretionaryItem_parent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.DiscretionaryItem().Parent(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PlanItem) graphql.Marshaler {
+			return ec.marshalNPlanItem2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐPlanItem(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DiscretionaryItem_parent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DiscretionaryItem",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PlanItem(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Health_ok(ctx context.Context, field graphql.CollectedField, obj *model.Health) (ret graphql.Marshaler) {
@@ -5036,6 +6004,376 @@ func (ec *executionContext) fieldContext_Mutation_removeCaseTeamMember(ctx conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_claimTask(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_claimTask(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ClaimTask(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Task) graphql.Marshaler {
+			return ec.marshalNTask2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTask(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_claimTask(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Task(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_claimTask_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_assignTask(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_assignTask(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AssignTask(ctx, fc.Args["id"].(string), fc.Args["assignee"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Task) graphql.Marshaler {
+			return ec.marshalNTask2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTask(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_assignTask(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Task(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_assignTask_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_delegateTask(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_delegateTask(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DelegateTask(ctx, fc.Args["id"].(string), fc.Args["assignee"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Task) graphql.Marshaler {
+			return ec.marshalNTask2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTask(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_delegateTask(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Task(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_delegateTask_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_revokeTask(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_revokeTask(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RevokeTask(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Task) graphql.Marshaler {
+			return ec.marshalNTask2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTask(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_revokeTask(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Task(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_revokeTask_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_completeTask(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_completeTask(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CompleteTask(ctx, fc.Args["id"].(string),
+				func() any {
+					if fc.Args["output"] == nil {
+						return nil
+					}
+					return fc.Args["output"].(any)
+				}())
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Task) graphql.Marshaler {
+			return ec.marshalNTask2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTask(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_completeTask(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Task(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_completeTask_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_saveTaskOutput(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_saveTaskOutput(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SaveTaskOutput(ctx, fc.Args["id"].(string),
+				func() any {
+					if fc.Args["output"] == nil {
+						return nil
+					}
+					return fc.Args["output"].(any)
+				}())
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Task) graphql.Marshaler {
+			return ec.marshalNTask2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTask(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_saveTaskOutput(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Task(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_saveTaskOutput_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_validateTaskOutput(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_validateTaskOutput(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ValidateTaskOutput(ctx, fc.Args["id"].(string),
+				func() any {
+					if fc.Args["output"] == nil {
+						return nil
+					}
+					return fc.Args["output"].(any)
+				}())
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TaskValidation) graphql.Marshaler {
+			return ec.marshalNTaskValidation2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTaskValidation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_validateTaskOutput(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TaskValidation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_validateTaskOutput_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_planDiscretionaryItem(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_planDiscretionaryItem(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().PlanDiscretionaryItem(ctx, fc.Args["caseId"].(string), fc.Args["parentId"].(string), fc.Args["definitionId"].(string), fc.Args["name"].(*string), fc.Args["planItemId"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PlanItem) graphql.Marshaler {
+			return ec.marshalNPlanItem2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐPlanItem(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_planDiscretionaryItem(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PlanItem(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_planDiscretionaryItem_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5913,6 +7251,94 @@ func (ec *executionContext) fieldContext_Query_planItem(ctx context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_tasks(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_tasks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Tasks(ctx, fc.Args["filter"].(*model.TaskFilter), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TaskConnection) graphql.Marshaler {
+			return ec.marshalNTaskConnection2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTaskConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_tasks(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TaskConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_tasks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_task(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_task(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Task(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Task) graphql.Marshaler {
+			return ec.marshalNTask2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTask(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_task(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Task(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_task_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5987,6 +7413,626 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Task_id(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Task_name(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, "String")
+}
+
+func (ec *executionContext) _Task_state(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_state(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, "String")
+}
+
+func (ec *executionContext) _Task_assignee(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_assignee(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Assignee, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Task_assignee(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, "String")
+}
+
+func (ec *executionContext) _Task_owner(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_owner(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Owner, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Task_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, "String")
+}
+
+func (ec *executionContext) _Task_role(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_role(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Role, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Task_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, "String")
+}
+
+func (ec *executionContext) _Task_dueDate(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_dueDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DueDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Task_dueDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Task_input(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_input(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Input, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalNJSON2interface(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_input(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, "JSON")
+}
+
+func (ec *executionContext) _Task_output(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_output(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Output, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalNJSON2interface(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_output(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, "JSON")
+}
+
+func (ec *executionContext) _Task_taskModel(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_taskModel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TaskModel, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalOJSON2interface(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Task_taskModel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, "JSON")
+}
+
+func (ec *executionContext) _Task_tenant(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_tenant(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tenant, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_tenant(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, "String")
+}
+
+func (ec *executionContext) _Task_caseName(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_caseName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CaseName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_caseName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, "String")
+}
+
+func (ec *executionContext) _Task_createdOn(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_createdOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedOn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_createdOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Task_createdBy(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_createdBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_createdBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, "String")
+}
+
+func (ec *executionContext) _Task_lastModified(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_lastModified(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastModified, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_lastModified(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Task_modifiedBy(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_modifiedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ModifiedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_modifiedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, "String")
+}
+
+func (ec *executionContext) _Task_mayPerform(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_mayPerform(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MayPerform, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_mayPerform(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Task_case(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_case(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Task().Case(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_case(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Task",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Task_planItem(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_planItem(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Task().PlanItem(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PlanItem) graphql.Marshaler {
+			return ec.marshalNPlanItem2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐPlanItem(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_planItem(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Task",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PlanItem(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TaskConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.TaskConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TaskConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.TaskEdge) graphql.Marshaler {
+			return ec.marshalNTaskEdge2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTaskEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TaskConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TaskConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TaskEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TaskConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.TaskConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TaskConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TaskConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TaskConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TaskEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.TaskEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TaskEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TaskEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TaskEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _TaskEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.TaskEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TaskEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Task) graphql.Marshaler {
+			return ec.marshalNTask2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTask(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TaskEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TaskEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Task(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TaskValidation_valid(ctx context.Context, field graphql.CollectedField, obj *model.TaskValidation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TaskValidation_valid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Valid, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TaskValidation_valid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TaskValidation", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _TaskValidation_result(ctx context.Context, field graphql.CollectedField, obj *model.TaskValidation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TaskValidation_result(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Result, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalNJSON2interface(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TaskValidation_result(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TaskValidation", field, false, false, "JSON")
 }
 
 func (ec *executionContext) _Tenant_name(ctx context.Context, field graphql.CollectedField, obj *model.Tenant) (ret graphql.Marshaler) {
@@ -7914,6 +9960,132 @@ func UnmarshalStartCaseInput(ctx context.Context, raw any) (model.StartCaseInput
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputTaskFilter(ctx context.Context, obj any) (model.TaskFilter, error) {
+	var it model.TaskFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"tenant", "identifiers", "caseName", "taskName", "states", "assignee", "owner", "dueOn", "dueBefore", "dueAfter", "timeZone", "sortBy", "sortOrder"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "tenant":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tenant"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tenant = data
+		case "identifiers":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("identifiers"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Identifiers = data
+		case "caseName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("caseName"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CaseName = data
+		case "taskName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("taskName"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TaskName = data
+		case "states":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("states"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.States = data
+		case "assignee":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("assignee"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Assignee = data
+		case "owner":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("owner"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Owner = data
+		case "dueOn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dueOn"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DueOn = data
+		case "dueBefore":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dueBefore"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DueBefore = data
+		case "dueAfter":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dueAfter"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DueAfter = data
+		case "timeZone":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timeZone"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TimeZone = data
+		case "sortBy":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sortBy"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SortBy = data
+		case "sortOrder":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sortOrder"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SortOrder = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalTaskFilter unmarshals raw into the TaskFilter input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalTaskFilter(ctx context.Context, raw any) (model.TaskFilter, error) {
+	var out model.TaskFilter
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "TaskFilter", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputTenantUserInput(ctx context.Context, obj any) (model.TenantUserInput, error) {
 	var it model.TenantUserInput
 	if obj == nil {
@@ -8143,6 +10315,18 @@ func (ec *executionContext) _Case(ctx context.Context, sel ast.SelectionSet, obj
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Case_team(ctx, field, obj)
+				})
+		case "tasks":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Case_tasks(ctx, field, obj)
+				})
+		case "discretionaryItems":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Case_discretionaryItems(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -8437,6 +10621,55 @@ func (ec *executionContext) _DefinitionValidation(ctx context.Context, sel ast.S
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var discretionaryItemImplementors = []string{"DiscretionaryItem"}
+
+func (ec *executionContext) _DiscretionaryItem(ctx context.Context, sel ast.SelectionSet, obj *model.DiscretionaryItem) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, discretionaryItemImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DiscretionaryItem")
+		case "name":
+			out.Values[i] = ec._DiscretionaryItem_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "definitionId":
+			out.Values[i] = ec._DiscretionaryItem_definitionId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "type":
+			out.Values[i] = ec._DiscretionaryItem_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "parent":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._DiscretionaryItem_parent(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -8819,6 +11052,62 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "claimTask":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_claimTask(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "assignTask":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_assignTask(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "delegateTask":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_delegateTask(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revokeTask":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_revokeTask(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "completeTask":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_completeTask(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "saveTaskOutput":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_saveTaskOutput(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "validateTaskOutput":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_validateTaskOutput(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "planDiscretionaryItem":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_planDiscretionaryItem(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -9099,6 +11388,18 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_planItem(ctx, field)
 				})
+		case "tasks":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_tasks(ctx, field)
+				})
+		case "task":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_task(ctx, field)
+				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -9112,6 +11413,245 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			})
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var taskImplementors = []string{"Task"}
+
+func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj *model.Task) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, taskImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Task")
+		case "id":
+			out.Values[i] = ec._Task_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "name":
+			out.Values[i] = ec._Task_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "state":
+			out.Values[i] = ec._Task_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "assignee":
+			out.Values[i] = ec._Task_assignee(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "owner":
+			out.Values[i] = ec._Task_owner(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "role":
+			out.Values[i] = ec._Task_role(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "dueDate":
+			out.Values[i] = ec._Task_dueDate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "input":
+			out.Values[i] = ec._Task_input(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "output":
+			out.Values[i] = ec._Task_output(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "taskModel":
+			out.Values[i] = ec._Task_taskModel(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "tenant":
+			out.Values[i] = ec._Task_tenant(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "caseName":
+			out.Values[i] = ec._Task_caseName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdOn":
+			out.Values[i] = ec._Task_createdOn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdBy":
+			out.Values[i] = ec._Task_createdBy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lastModified":
+			out.Values[i] = ec._Task_lastModified(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "modifiedBy":
+			out.Values[i] = ec._Task_modifiedBy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "mayPerform":
+			out.Values[i] = ec._Task_mayPerform(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "case":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Task_case(ctx, field, obj)
+				})
+		case "planItem":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Task_planItem(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var taskConnectionImplementors = []string{"TaskConnection"}
+
+func (ec *executionContext) _TaskConnection(ctx context.Context, sel ast.SelectionSet, obj *model.TaskConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, taskConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TaskConnection")
+		case "edges":
+			out.Values[i] = ec._TaskConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._TaskConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var taskEdgeImplementors = []string{"TaskEdge"}
+
+func (ec *executionContext) _TaskEdge(ctx context.Context, sel ast.SelectionSet, obj *model.TaskEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, taskEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TaskEdge")
+		case "cursor":
+			out.Values[i] = ec._TaskEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._TaskEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var taskValidationImplementors = []string{"TaskValidation"}
+
+func (ec *executionContext) _TaskValidation(ctx context.Context, sel ast.SelectionSet, obj *model.TaskValidation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, taskValidationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TaskValidation")
+		case "valid":
+			out.Values[i] = ec._TaskValidation_valid(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "result":
+			out.Values[i] = ec._TaskValidation_result(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -9893,6 +12433,30 @@ func (ec *executionContext) marshalNDefinitionValidation2ᚖgithubᚗcomᚋcaseg
 	return ec._DefinitionValidation(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNDiscretionaryItem2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐDiscretionaryItemᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.DiscretionaryItem) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDiscretionaryItem2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐDiscretionaryItem(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDiscretionaryItem2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐDiscretionaryItem(ctx context.Context, sel ast.SelectionSet, v *model.DiscretionaryItem) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DiscretionaryItem!")
+		return graphql.Null
+	}
+	return ec._DiscretionaryItem(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNHealth2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐHealth(ctx context.Context, sel ast.SelectionSet, v *model.Health) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Health!")
@@ -10123,6 +12687,70 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNTask2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTaskᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Task) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTask2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTask(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTask2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTask(ctx context.Context, sel ast.SelectionSet, v *model.Task) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Task!")
+		return graphql.Null
+	}
+	return ec._Task(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTaskConnection2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTaskConnection(ctx context.Context, sel ast.SelectionSet, v *model.TaskConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TaskConnection!")
+		return graphql.Null
+	}
+	return ec._TaskConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTaskEdge2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTaskEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TaskEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTaskEdge2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTaskEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTaskEdge2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTaskEdge(ctx context.Context, sel ast.SelectionSet, v *model.TaskEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TaskEdge!")
+		return graphql.Null
+	}
+	return ec._TaskEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTaskValidation2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTaskValidation(ctx context.Context, sel ast.SelectionSet, v *model.TaskValidation) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TaskValidation!")
+		return graphql.Null
+	}
+	return ec._TaskValidation(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNTenant2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTenant(ctx context.Context, sel ast.SelectionSet, v *model.Tenant) graphql.Marshaler {
@@ -10527,6 +13155,14 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	return res
 }
 
+func (ec *executionContext) unmarshalOTaskFilter2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTaskFilter(ctx context.Context, v any) (*model.TaskFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputTaskFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOTenant2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTenant(ctx context.Context, sel ast.SelectionSet, v *model.Tenant) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -10539,6 +13175,24 @@ func (ec *executionContext) marshalOTenantUser2ᚖgithubᚗcomᚋcasegraphᚋcas
 		return graphql.Null
 	}
 	return ec._TenantUser(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalTime(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTime2ᚖtimeᚐTime(ctx context.Context, sel ast.SelectionSet, v *time.Time) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalTime(*v)
+	return res
 }
 
 func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.EnumValue) graphql.Marshaler {

@@ -145,6 +145,44 @@ type StartCaseInput struct {
 	Debug *bool                  `json:"debug,omitempty"`
 }
 
+type TaskConnection struct {
+	Edges    []*TaskEdge `json:"edges"`
+	PageInfo *PageInfo   `json:"pageInfo"`
+}
+
+type TaskEdge struct {
+	Cursor string `json:"cursor"`
+	Node   *Task  `json:"node"`
+}
+
+type TaskFilter struct {
+	Tenant *string `json:"tenant,omitempty"`
+	// Business identifiers of the case: name=value, name!=value or name.
+	Identifiers *string `json:"identifiers,omitempty"`
+	// Exact case name.
+	CaseName *string `json:"caseName,omitempty"`
+	// Exact task name.
+	TaskName *string `json:"taskName,omitempty"`
+	// States, any of them.
+	States    []string `json:"states,omitempty"`
+	Assignee  *string  `json:"assignee,omitempty"`
+	Owner     *string  `json:"owner,omitempty"`
+	DueOn     *string  `json:"dueOn,omitempty"`
+	DueBefore *string  `json:"dueBefore,omitempty"`
+	DueAfter  *string  `json:"dueAfter,omitempty"`
+	// Offset such as +01:00 for the due dates; UTC when absent.
+	TimeZone *string `json:"timeZone,omitempty"`
+	// taskstate, assignee, owner, duedate, createdon, createdby, modifiedby, lastmodified.
+	SortBy    *string `json:"sortBy,omitempty"`
+	SortOrder *string `json:"sortOrder,omitempty"`
+}
+
+type TaskValidation struct {
+	Valid bool `json:"valid"`
+	// The validator's answer; empty when valid.
+	Result any `json:"result"`
+}
+
 type TenantUser struct {
 	UserID  string   `json:"userId"`
 	Tenant  string   `json:"tenant"`

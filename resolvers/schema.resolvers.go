@@ -8,6 +8,7 @@ package resolvers
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"github.com/casegraph/casegraph/graph"
 	"github.com/casegraph/casegraph/model"
@@ -87,6 +88,54 @@ func (r *caseResolver) Team(ctx context.Context, obj *model.Case) (*model.CaseTe
 		return nil, err
 	}
 	return toCaseTeam(obj.ID, v.State.Team, v.CaseRoles), nil
+}
+
+// Tasks is the resolver for the tasks field.
+func (r *caseResolver) Tasks(ctx context.Context, obj *model.Case) ([]*model.Task, error) {
+	v, err := loadCase(ctx, obj.ID)
+	if err != nil {
+		return nil, err
+	}
+	who, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []*model.Task{}
+	for _, p := range v.State.PlanItems {
+		if t := taskFromCase(v, p, who.UserID); t != nil {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// DiscretionaryItems is the resolver for the discretionaryItems field.
+func (r *caseResolver) DiscretionaryItems(ctx context.Context, obj *model.Case) ([]*model.DiscretionaryItem, error) {
+	who, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	_, items, err := r.Service.DiscretionaryItems(ctx, who, obj.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*model.DiscretionaryItem, len(items))
+	for i, it := range items {
+		out[i] = &model.DiscretionaryItem{CaseID: obj.ID, ParentID: it.ParentID, Name: it.Name, DefinitionID: it.DefinitionID, Type: it.Type}
+	}
+	return out, nil
+}
+
+// Parent is the resolver for the parent field.
+func (r *discretionaryItemResolver) Parent(ctx context.Context, obj *model.DiscretionaryItem) (*model.PlanItem, error) {
+	v, err := loadCase(ctx, obj.CaseID)
+	if err != nil {
+		return nil, err
+	}
+	if p := v.State.PlanItem(obj.ParentID); p != nil {
+		return toPlanItem(obj.CaseID, p), nil
+	}
+	return nil, service.Ef("graphql.discretionaryItem", service.NotFound, "A plan item with id '%s' cannot be found.", obj.ParentID)
 }
 
 // Tenants is the resolver for the tenants field.
@@ -303,6 +352,100 @@ func (r *mutationResolver) RemoveCaseTeamMember(ctx context.Context, caseID stri
 		return nil, err
 	}
 	return caseResult(ctx, caseID)
+}
+
+// ClaimTask is the resolver for the claimTask field.
+func (r *mutationResolver) ClaimTask(ctx context.Context, id string) (*model.Task, error) {
+	return r.taskMutation(ctx, id, func(who service.Identity) error {
+		_, err := r.Service.ClaimTask(ctx, who, id)
+		return err
+	})
+}
+
+// AssignTask is the resolver for the assignTask field.
+func (r *mutationResolver) AssignTask(ctx context.Context, id string, assignee string) (*model.Task, error) {
+	return r.taskMutation(ctx, id, func(who service.Identity) error {
+		_, err := r.Service.AssignTask(ctx, who, id, assignee)
+		return err
+	})
+}
+
+// DelegateTask is the resolver for the delegateTask field.
+func (r *mutationResolver) DelegateTask(ctx context.Context, id string, assignee string) (*model.Task, error) {
+	return r.taskMutation(ctx, id, func(who service.Identity) error {
+		_, err := r.Service.DelegateTask(ctx, who, id, assignee)
+		return err
+	})
+}
+
+// RevokeTask is the resolver for the revokeTask field.
+func (r *mutationResolver) RevokeTask(ctx context.Context, id string) (*model.Task, error) {
+	return r.taskMutation(ctx, id, func(who service.Identity) error {
+		_, err := r.Service.RevokeTask(ctx, who, id)
+		return err
+	})
+}
+
+// CompleteTask is the resolver for the completeTask field.
+func (r *mutationResolver) CompleteTask(ctx context.Context, id string, output any) (*model.Task, error) {
+	out, err := jsonObject(output, "output")
+	if err != nil {
+		return nil, err
+	}
+	return r.taskMutation(ctx, id, func(who service.Identity) error {
+		_, err := r.Service.CompleteTask(ctx, who, id, out)
+		return err
+	})
+}
+
+// SaveTaskOutput is the resolver for the saveTaskOutput field.
+func (r *mutationResolver) SaveTaskOutput(ctx context.Context, id string, output any) (*model.Task, error) {
+	out, err := jsonObject(output, "output")
+	if err != nil {
+		return nil, err
+	}
+	return r.taskMutation(ctx, id, func(who service.Identity) error {
+		_, err := r.Service.SaveTaskOutput(ctx, who, id, out)
+		return err
+	})
+}
+
+// ValidateTaskOutput is the resolver for the validateTaskOutput field.
+func (r *mutationResolver) ValidateTaskOutput(ctx context.Context, id string, output any) (*model.TaskValidation, error) {
+	who, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out, err := jsonObject(output, "output")
+	if err != nil {
+		return nil, err
+	}
+	result, err := r.Service.ValidateTaskOutput(ctx, who, id, out)
+	if err != nil {
+		return nil, err
+	}
+	return &model.TaskValidation{Valid: len(result) == 0, Result: result}, nil
+}
+
+// PlanDiscretionaryItem is the resolver for the planDiscretionaryItem field.
+func (r *mutationResolver) PlanDiscretionaryItem(ctx context.Context, caseID string, parentID string, definitionID string, name *string, planItemID *string) (*model.PlanItem, error) {
+	who, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	req := service.PlanRequest{ParentID: parentID, DefinitionID: definitionID, Name: deref(name), PlanItemID: deref(planItemID)}
+	newID, _, err := r.Service.PlanDiscretionaryItem(ctx, who, caseID, req)
+	if err != nil {
+		return nil, err
+	}
+	v, err := reloadCase(ctx, caseID)
+	if err != nil {
+		return nil, err
+	}
+	if p := v.State.PlanItem(newID); p != nil {
+		return toPlanItem(caseID, p), nil
+	}
+	return nil, service.Ef("graphql.planDiscretionaryItem", service.NotFound, "A plan item with id '%s' cannot be found.", newID)
 }
 
 // Case is the resolver for the case field.
@@ -524,6 +667,89 @@ func (r *queryResolver) PlanItem(ctx context.Context, id string) (*model.PlanIte
 	return toPlanItem(v.CaseID, v.Item), nil
 }
 
+// Tasks is the resolver for the tasks field.
+func (r *queryResolver) Tasks(ctx context.Context, filter *model.TaskFilter, first *int, after *string) (*model.TaskConnection, error) {
+	who, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	offset := 0
+	if after != nil {
+		if offset, err = decodeCursor(*after); err != nil {
+			return nil, err
+		}
+		offset++
+	}
+	n := maxPage
+	if first != nil {
+		n = min(max(*first, 0), maxPage)
+	}
+	q := service.TaskQuery{Offset: offset, NumberOfResults: n + 1}
+	if filter != nil {
+		q.Tenant, q.Identifiers, q.CaseName, q.TaskName = deref(filter.Tenant), deref(filter.Identifiers), deref(filter.CaseName), deref(filter.TaskName)
+		q.Assignee, q.Owner, q.DueOn, q.DueBefore = deref(filter.Assignee), deref(filter.Owner), deref(filter.DueOn), deref(filter.DueBefore)
+		q.DueAfter, q.TimeZone, q.SortBy, q.SortOrder = deref(filter.DueAfter), deref(filter.TimeZone), deref(filter.SortBy), deref(filter.SortOrder)
+		q.TaskState = strings.Join(filter.States, ";")
+	}
+	conn := &model.TaskConnection{Edges: []*model.TaskEdge{}, PageInfo: &model.PageInfo{}}
+	if n == 0 {
+		return conn, nil
+	}
+	tasks, err := r.Service.ListTasks(ctx, who, q)
+	if err != nil {
+		return nil, err
+	}
+	conn.PageInfo.HasNextPage = len(tasks) > n
+	for i, t := range tasks[:min(len(tasks), n)] {
+		conn.Edges = append(conn.Edges, &model.TaskEdge{Cursor: encodeCursor(offset + i), Node: taskFromRow(t)})
+	}
+	if len(conn.Edges) > 0 {
+		conn.PageInfo.EndCursor = &conn.Edges[len(conn.Edges)-1].Cursor
+	}
+	return conn, nil
+}
+
+// Task is the resolver for the task field.
+func (r *queryResolver) Task(ctx context.Context, id string) (*model.Task, error) {
+	who, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t, err := r.Service.GetTask(ctx, who, id)
+	if err != nil {
+		return nil, err
+	}
+	v, err := loadCase(ctx, t.CaseID)
+	if err != nil {
+		return nil, err
+	}
+	if p := v.State.PlanItem(id); p != nil && p.Task != nil {
+		return taskFromCase(v, p, who.UserID), nil
+	}
+	return taskFromRow(t), nil
+}
+
+// Case is the resolver for the case field.
+func (r *taskResolver) Case(ctx context.Context, obj *model.Task) (*model.Case, error) {
+	v, err := loadCase(ctx, obj.CaseID)
+	if err != nil {
+		return nil, err
+	}
+	return toCase(v), nil
+}
+
+// PlanItem is the resolver for the planItem field.
+func (r *taskResolver) PlanItem(ctx context.Context, obj *model.Task) (*model.PlanItem, error) {
+	v, err := loadCase(ctx, obj.CaseID)
+	if err != nil {
+		return nil, err
+	}
+	if p := v.State.PlanItem(obj.ID); p != nil {
+		return toPlanItem(obj.CaseID, p), nil
+	}
+	return nil, service.Ef("graphql.task", service.NotFound, "A plan item with id '%s' cannot be found.", obj.ID)
+}
+
 // Owners is the resolver for the owners field.
 func (r *tenantResolver) Owners(ctx context.Context, obj *model.Tenant) ([]string, error) {
 	who, err := caller(ctx)
@@ -559,6 +785,11 @@ func (r *tenantResolver) DisabledAccounts(ctx context.Context, obj *model.Tenant
 // Case returns graph.CaseResolver implementation.
 func (r *Resolver) Case() graph.CaseResolver { return &caseResolver{r} }
 
+// DiscretionaryItem returns graph.DiscretionaryItemResolver implementation.
+func (r *Resolver) DiscretionaryItem() graph.DiscretionaryItemResolver {
+	return &discretionaryItemResolver{r}
+}
+
 // Me returns graph.MeResolver implementation.
 func (r *Resolver) Me() graph.MeResolver { return &meResolver{r} }
 
@@ -577,16 +808,21 @@ func (r *Resolver) Platform() graph.PlatformResolver { return &platformResolver{
 // Query returns graph.QueryResolver implementation.
 func (r *Resolver) Query() graph.QueryResolver { return &queryResolver{r} }
 
+// Task returns graph.TaskResolver implementation.
+func (r *Resolver) Task() graph.TaskResolver { return &taskResolver{r} }
+
 // Tenant returns graph.TenantResolver implementation.
 func (r *Resolver) Tenant() graph.TenantResolver { return &tenantResolver{r} }
 
 type (
-	caseResolver     struct{ *Resolver }
-	meResolver       struct{ *Resolver }
-	memberResolver   struct{ *Resolver }
-	mutationResolver struct{ *Resolver }
-	planItemResolver struct{ *Resolver }
-	platformResolver struct{ *Resolver }
-	queryResolver    struct{ *Resolver }
-	tenantResolver   struct{ *Resolver }
+	caseResolver              struct{ *Resolver }
+	discretionaryItemResolver struct{ *Resolver }
+	meResolver                struct{ *Resolver }
+	memberResolver            struct{ *Resolver }
+	mutationResolver          struct{ *Resolver }
+	planItemResolver          struct{ *Resolver }
+	platformResolver          struct{ *Resolver }
+	queryResolver             struct{ *Resolver }
+	taskResolver              struct{ *Resolver }
+	tenantResolver            struct{ *Resolver }
 )

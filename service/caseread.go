@@ -48,11 +48,16 @@ func (s *Service) ListCaseViews(ctx context.Context, who auth.Identity, q CaseQu
 	if err != nil {
 		return nil, err
 	}
+	roles, err := s.tenantRolesOf(ctx, who)
+	if err != nil {
+		return nil, wrap(op, err)
+	}
 	views := make([]CaseView, len(loaded))
 	for i, lc := range loaded {
 		if views[i], err = s.caseView(ctx, lc.Record, lc.State); err != nil {
 			return nil, wrap(op, err)
 		}
+		views[i].Actor, _ = actorOf(who, lc.State.Team, roles[lc.Record.Tenant])
 	}
 	return views, nil
 }
@@ -150,15 +155,36 @@ func (s *Service) LoadCases(ctx context.Context, who auth.Identity, ids []string
 	if err != nil {
 		return nil, wrap(op, err)
 	}
+	roles, err := s.tenantRolesOf(ctx, who)
+	if err != nil {
+		return nil, wrap(op, err)
+	}
 	out := make(map[string]CaseView, len(loaded))
 	for id, lc := range loaded {
 		v, err := s.caseView(ctx, lc.Record, lc.State)
 		if err != nil {
 			return nil, wrap(op, err)
 		}
+		v.Actor, _ = actorOf(who, lc.State.Team, roles[lc.Record.Tenant])
 		out[id] = v
 	}
 	return out, nil
+}
+
+// tenantRolesOf returns the caller's roles in each tenant it has an
+// enabled account in, in one query.
+func (s *Service) tenantRolesOf(ctx context.Context, who auth.Identity) (map[string][]string, error) {
+	accounts, err := db.UserAccounts(ctx, s.db, who.UserID)
+	if err != nil {
+		return nil, err
+	}
+	roles := make(map[string][]string, len(accounts))
+	for _, a := range accounts {
+		if a.Enabled {
+			roles[a.Tenant] = a.Roles
+		}
+	}
+	return roles, nil
 }
 
 func (s *Service) caseView(ctx context.Context, rec CaseRecord, c *Case) (CaseView, error) {

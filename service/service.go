@@ -16,6 +16,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/casegraph/casegraph/auth"
 	"github.com/casegraph/casegraph/db"
 )
 
@@ -114,3 +115,6 @@ func (s *Service) isPlatformOwner(userID string) bool {
 
 // DefaultTenant is the tenant used when a request names none.
 func (s *Service) DefaultTenant() string { return s.defaultTenant }
+
+// Identity is the verified caller of a service method.
+type Identity = auth.Identity

@@ -10,6 +10,148 @@ import (
 	"github.com/Khan/genqlient/graphql"
 )
 
+// AssignTaskAssignTask includes the requested fields of the GraphQL type Task.
+// The GraphQL type's documentation follows.
+//
+// A human task: its workflow state apart from its plan item's CMMN state.
+type AssignTaskAssignTask struct {
+	TaskFields `json:"-"`
+}
+
+// GetId returns AssignTaskAssignTask.Id, and is useful for accessing the field via an interface.
+func (v *AssignTaskAssignTask) GetId() string { return v.TaskFields.Id }
+
+// GetName returns AssignTaskAssignTask.Name, and is useful for accessing the field via an interface.
+func (v *AssignTaskAssignTask) GetName() string { return v.TaskFields.Name }
+
+// GetState returns AssignTaskAssignTask.State, and is useful for accessing the field via an interface.
+func (v *AssignTaskAssignTask) GetState() string { return v.TaskFields.State }
+
+// GetAssignee returns AssignTaskAssignTask.Assignee, and is useful for accessing the field via an interface.
+func (v *AssignTaskAssignTask) GetAssignee() *string { return v.TaskFields.Assignee }
+
+// GetOwner returns AssignTaskAssignTask.Owner, and is useful for accessing the field via an interface.
+func (v *AssignTaskAssignTask) GetOwner() *string { return v.TaskFields.Owner }
+
+// GetRole returns AssignTaskAssignTask.Role, and is useful for accessing the field via an interface.
+func (v *AssignTaskAssignTask) GetRole() *string { return v.TaskFields.Role }
+
+// GetDueDate returns AssignTaskAssignTask.DueDate, and is useful for accessing the field via an interface.
+func (v *AssignTaskAssignTask) GetDueDate() *time.Time { return v.TaskFields.DueDate }
+
+// GetInput returns AssignTaskAssignTask.Input, and is useful for accessing the field via an interface.
+func (v *AssignTaskAssignTask) GetInput() json.RawMessage { return v.TaskFields.Input }
+
+// GetOutput returns AssignTaskAssignTask.Output, and is useful for accessing the field via an interface.
+func (v *AssignTaskAssignTask) GetOutput() json.RawMessage { return v.TaskFields.Output }
+
+// GetTaskModel returns AssignTaskAssignTask.TaskModel, and is useful for accessing the field via an interface.
+func (v *AssignTaskAssignTask) GetTaskModel() *json.RawMessage { return v.TaskFields.TaskModel }
+
+// GetMayPerform returns AssignTaskAssignTask.MayPerform, and is useful for accessing the field via an interface.
+func (v *AssignTaskAssignTask) GetMayPerform() bool { return v.TaskFields.MayPerform }
+
+// GetCaseName returns AssignTaskAssignTask.CaseName, and is useful for accessing the field via an interface.
+func (v *AssignTaskAssignTask) GetCaseName() string { return v.TaskFields.CaseName }
+
+// GetCase returns AssignTaskAssignTask.Case, and is useful for accessing the field via an interface.
+func (v *AssignTaskAssignTask) GetCase() TaskFieldsCase { return v.TaskFields.Case }
+
+// GetPlanItem returns AssignTaskAssignTask.PlanItem, and is useful for accessing the field via an interface.
+func (v *AssignTaskAssignTask) GetPlanItem() TaskFieldsPlanItem { return v.TaskFields.PlanItem }
+
+func (v *AssignTaskAssignTask) UnmarshalJSON(b []byte) error {
+
+	if string(b) == "null" {
+		return nil
+	}
+
+	var firstPass struct {
+		*AssignTaskAssignTask
+		graphql.NoUnmarshalJSON
+	}
+	firstPass.AssignTaskAssignTask = v
+
+	err := json.Unmarshal(b, &firstPass)
+	if err != nil {
+		return err
+	}
+
+	err = json.Unmarshal(
+		b, &v.TaskFields)
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+type __premarshalAssignTaskAssignTask struct {
+	Id string `json:"id"`
+
+	Name string `json:"name"`
+
+	State string `json:"state"`
+
+	Assignee *string `json:"assignee"`
+
+	Owner *string `json:"owner"`
+
+	Role *string `json:"role"`
+
+	DueDate *time.Time `json:"dueDate"`
+
+	Input json.RawMessage `json:"input"`
+
+	Output json.RawMessage `json:"output"`
+
+	TaskModel *json.RawMessage `json:"taskModel"`
+
+	MayPerform bool `json:"mayPerform"`
+
+	CaseName string `json:"caseName"`
+
+	Case TaskFieldsCase `json:"case"`
+
+	PlanItem TaskFieldsPlanItem `json:"planItem"`
+}
+
+func (v *AssignTaskAssignTask) MarshalJSON() ([]byte, error) {
+	premarshaled, err := v.__premarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(premarshaled)
+}
+
+func (v *AssignTaskAssignTask) __premarshalJSON() (*__premarshalAssignTaskAssignTask, error) {
+	var retval __premarshalAssignTaskAssignTask
+
+	retval.Id = v.TaskFields.Id
+	retval.Name = v.TaskFields.Name
+	retval.State = v.TaskFields.State
+	retval.Assignee = v.TaskFields.Assignee
+	retval.Owner = v.TaskFields.Owner
+	retval.Role = v.TaskFields.Role
+	retval.DueDate = v.TaskFields.DueDate
+	retval.Input = v.TaskFields.Input
+	retval.Output = v.TaskFields.Output
+	retval.TaskModel = v.TaskFields.TaskModel
+	retval.MayPerform = v.TaskFields.MayPerform
+	retval.CaseName = v.TaskFields.CaseName
+	retval.Case = v.TaskFields.Case
+	retval.PlanItem = v.TaskFields.PlanItem
+	return &retval, nil
+}
+
+// AssignTaskResponse is returned by AssignTask on success.
+type AssignTaskResponse struct {
+	// Assign a task. Needs the role; a non-owner assigns only to a member holding it.
+	AssignTask AssignTaskAssignTask `json:"assignTask"`
+}
+
+// GetAssignTask returns AssignTaskResponse.AssignTask, and is useful for accessing the field via an interface.
+func (v *AssignTaskResponse) GetAssignTask() AssignTaskAssignTask { return v.AssignTask }
+
 // CaseCase includes the requested fields of the GraphQL type Case.
 // The GraphQL type's documentation follows.
 //
@@ -229,6 +371,221 @@ type CaseResponse struct {
 
 // GetCase returns CaseResponse.Case, and is useful for accessing the field via an interface.
 func (v *CaseResponse) GetCase() CaseCase { return v.Case }
+
+// CaseTasksCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type CaseTasksCase struct {
+	Id string `json:"id"`
+	// The case's human tasks that became active, oldest first.
+	Tasks []CaseTasksCaseTasksTask `json:"tasks"`
+	// What the caller may plan into the case now.
+	DiscretionaryItems []CaseTasksCaseDiscretionaryItemsDiscretionaryItem `json:"discretionaryItems"`
+}
+
+// GetId returns CaseTasksCase.Id, and is useful for accessing the field via an interface.
+func (v *CaseTasksCase) GetId() string { return v.Id }
+
+// GetTasks returns CaseTasksCase.Tasks, and is useful for accessing the field via an interface.
+func (v *CaseTasksCase) GetTasks() []CaseTasksCaseTasksTask { return v.Tasks }
+
+// GetDiscretionaryItems returns CaseTasksCase.DiscretionaryItems, and is useful for accessing the field via an interface.
+func (v *CaseTasksCase) GetDiscretionaryItems() []CaseTasksCaseDiscretionaryItemsDiscretionaryItem {
+	return v.DiscretionaryItems
+}
+
+// CaseTasksCaseDiscretionaryItemsDiscretionaryItem includes the requested fields of the GraphQL type DiscretionaryItem.
+// The GraphQL type's documentation follows.
+//
+// A discretionary item the caller may plan now.
+type CaseTasksCaseDiscretionaryItemsDiscretionaryItem struct {
+	Name string `json:"name"`
+	// The discretionary item's id in the definition.
+	DefinitionId string `json:"definitionId"`
+	Type         string `json:"type"`
+	// The stage or human task it would be planned under.
+	Parent CaseTasksCaseDiscretionaryItemsDiscretionaryItemParentPlanItem `json:"parent"`
+}
+
+// GetName returns CaseTasksCaseDiscretionaryItemsDiscretionaryItem.Name, and is useful for accessing the field via an interface.
+func (v *CaseTasksCaseDiscretionaryItemsDiscretionaryItem) GetName() string { return v.Name }
+
+// GetDefinitionId returns CaseTasksCaseDiscretionaryItemsDiscretionaryItem.DefinitionId, and is useful for accessing the field via an interface.
+func (v *CaseTasksCaseDiscretionaryItemsDiscretionaryItem) GetDefinitionId() string {
+	return v.DefinitionId
+}
+
+// GetType returns CaseTasksCaseDiscretionaryItemsDiscretionaryItem.Type, and is useful for accessing the field via an interface.
+func (v *CaseTasksCaseDiscretionaryItemsDiscretionaryItem) GetType() string { return v.Type }
+
+// GetParent returns CaseTasksCaseDiscretionaryItemsDiscretionaryItem.Parent, and is useful for accessing the field via an interface.
+func (v *CaseTasksCaseDiscretionaryItemsDiscretionaryItem) GetParent() CaseTasksCaseDiscretionaryItemsDiscretionaryItemParentPlanItem {
+	return v.Parent
+}
+
+// CaseTasksCaseDiscretionaryItemsDiscretionaryItemParentPlanItem includes the requested fields of the GraphQL type PlanItem.
+type CaseTasksCaseDiscretionaryItemsDiscretionaryItemParentPlanItem struct {
+	Id   string `json:"id"`
+	Name string `json:"name"`
+	// CasePlan, Stage, HumanTask, CaseTask, ProcessTask, Milestone, UserEvent or TimerEvent.
+	Type string `json:"type"`
+}
+
+// GetId returns CaseTasksCaseDiscretionaryItemsDiscretionaryItemParentPlanItem.Id, and is useful for accessing the field via an interface.
+func (v *CaseTasksCaseDiscretionaryItemsDiscretionaryItemParentPlanItem) GetId() string { return v.Id }
+
+// GetName returns CaseTasksCaseDiscretionaryItemsDiscretionaryItemParentPlanItem.Name, and is useful for accessing the field via an interface.
+func (v *CaseTasksCaseDiscretionaryItemsDiscretionaryItemParentPlanItem) GetName() string {
+	return v.Name
+}
+
+// GetType returns CaseTasksCaseDiscretionaryItemsDiscretionaryItemParentPlanItem.Type, and is useful for accessing the field via an interface.
+func (v *CaseTasksCaseDiscretionaryItemsDiscretionaryItemParentPlanItem) GetType() string {
+	return v.Type
+}
+
+// CaseTasksCaseTasksTask includes the requested fields of the GraphQL type Task.
+// The GraphQL type's documentation follows.
+//
+// A human task: its workflow state apart from its plan item's CMMN state.
+type CaseTasksCaseTasksTask struct {
+	TaskFields `json:"-"`
+}
+
+// GetId returns CaseTasksCaseTasksTask.Id, and is useful for accessing the field via an interface.
+func (v *CaseTasksCaseTasksTask) GetId() string { return v.TaskFields.Id }
+
+// GetName returns CaseTasksCaseTasksTask.Name, and is useful for accessing the field via an interface.
+func (v *CaseTasksCaseTasksTask) GetName() string { return v.TaskFields.Name }
+
+// GetState returns CaseTasksCaseTasksTask.State, and is useful for accessing the field via an interface.
+func (v *CaseTasksCaseTasksTask) GetState() string { return v.TaskFields.State }
+
+// GetAssignee returns CaseTasksCaseTasksTask.Assignee, and is useful for accessing the field via an interface.
+func (v *CaseTasksCaseTasksTask) GetAssignee() *string { return v.TaskFields.Assignee }
+
+// GetOwner returns CaseTasksCaseTasksTask.Owner, and is useful for accessing the field via an interface.
+func (v *CaseTasksCaseTasksTask) GetOwner() *string { return v.TaskFields.Owner }
+
+// GetRole returns CaseTasksCaseTasksTask.Role, and is useful for accessing the field via an interface.
+func (v *CaseTasksCaseTasksTask) GetRole() *string { return v.TaskFields.Role }
+
+// GetDueDate returns CaseTasksCaseTasksTask.DueDate, and is useful for accessing the field via an interface.
+func (v *CaseTasksCaseTasksTask) GetDueDate() *time.Time { return v.TaskFields.DueDate }
+
+// GetInput returns CaseTasksCaseTasksTask.Input, and is useful for accessing the field via an interface.
+func (v *CaseTasksCaseTasksTask) GetInput() json.RawMessage { return v.TaskFields.Input }
+
+// GetOutput returns CaseTasksCaseTasksTask.Output, and is useful for accessing the field via an interface.
+func (v *CaseTasksCaseTasksTask) GetOutput() json.RawMessage { return v.TaskFields.Output }
+
+// GetTaskModel returns CaseTasksCaseTasksTask.TaskModel, and is useful for accessing the field via an interface.
+func (v *CaseTasksCaseTasksTask) GetTaskModel() *json.RawMessage { return v.TaskFields.TaskModel }
+
+// GetMayPerform returns CaseTasksCaseTasksTask.MayPerform, and is useful for accessing the field via an interface.
+func (v *CaseTasksCaseTasksTask) GetMayPerform() bool { return v.TaskFields.MayPerform }
+
+// GetCaseName returns CaseTasksCaseTasksTask.CaseName, and is useful for accessing the field via an interface.
+func (v *CaseTasksCaseTasksTask) GetCaseName() string { return v.TaskFields.CaseName }
+
+// GetCase returns CaseTasksCaseTasksTask.Case, and is useful for accessing the field via an interface.
+func (v *CaseTasksCaseTasksTask) GetCase() TaskFieldsCase { return v.TaskFields.Case }
+
+// GetPlanItem returns CaseTasksCaseTasksTask.PlanItem, and is useful for accessing the field via an interface.
+func (v *CaseTasksCaseTasksTask) GetPlanItem() TaskFieldsPlanItem { return v.TaskFields.PlanItem }
+
+func (v *CaseTasksCaseTasksTask) UnmarshalJSON(b []byte) error {
+
+	if string(b) == "null" {
+		return nil
+	}
+
+	var firstPass struct {
+		*CaseTasksCaseTasksTask
+		graphql.NoUnmarshalJSON
+	}
+	firstPass.CaseTasksCaseTasksTask = v
+
+	err := json.Unmarshal(b, &firstPass)
+	if err != nil {
+		return err
+	}
+
+	err = json.Unmarshal(
+		b, &v.TaskFields)
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+type __premarshalCaseTasksCaseTasksTask struct {
+	Id string `json:"id"`
+
+	Name string `json:"name"`
+
+	State string `json:"state"`
+
+	Assignee *string `json:"assignee"`
+
+	Owner *string `json:"owner"`
+
+	Role *string `json:"role"`
+
+	DueDate *time.Time `json:"dueDate"`
+
+	Input json.RawMessage `json:"input"`
+
+	Output json.RawMessage `json:"output"`
+
+	TaskModel *json.RawMessage `json:"taskModel"`
+
+	MayPerform bool `json:"mayPerform"`
+
+	CaseName string `json:"caseName"`
+
+	Case TaskFieldsCase `json:"case"`
+
+	PlanItem TaskFieldsPlanItem `json:"planItem"`
+}
+
+func (v *CaseTasksCaseTasksTask) MarshalJSON() ([]byte, error) {
+	premarshaled, err := v.__premarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(premarshaled)
+}
+
+func (v *CaseTasksCaseTasksTask) __premarshalJSON() (*__premarshalCaseTasksCaseTasksTask, error) {
+	var retval __premarshalCaseTasksCaseTasksTask
+
+	retval.Id = v.TaskFields.Id
+	retval.Name = v.TaskFields.Name
+	retval.State = v.TaskFields.State
+	retval.Assignee = v.TaskFields.Assignee
+	retval.Owner = v.TaskFields.Owner
+	retval.Role = v.TaskFields.Role
+	retval.DueDate = v.TaskFields.DueDate
+	retval.Input = v.TaskFields.Input
+	retval.Output = v.TaskFields.Output
+	retval.TaskModel = v.TaskFields.TaskModel
+	retval.MayPerform = v.TaskFields.MayPerform
+	retval.CaseName = v.TaskFields.CaseName
+	retval.Case = v.TaskFields.Case
+	retval.PlanItem = v.TaskFields.PlanItem
+	return &retval, nil
+}
+
+// CaseTasksResponse is returned by CaseTasks on success.
+type CaseTasksResponse struct {
+	// A case the caller is in the team of; NOT_FOUND otherwise, as for an unknown id.
+	Case CaseTasksCase `json:"case"`
+}
+
+// GetCase returns CaseTasksResponse.Case, and is useful for accessing the field via an interface.
+func (v *CaseTasksResponse) GetCase() CaseTasksCase { return v.Case }
 
 // CaseTeamCase includes the requested fields of the GraphQL type Case.
 // The GraphQL type's documentation follows.
@@ -507,6 +864,290 @@ type CasesResponse struct {
 // GetCases returns CasesResponse.Cases, and is useful for accessing the field via an interface.
 func (v *CasesResponse) GetCases() CasesCasesCaseConnection { return v.Cases }
 
+// ClaimTaskClaimTask includes the requested fields of the GraphQL type Task.
+// The GraphQL type's documentation follows.
+//
+// A human task: its workflow state apart from its plan item's CMMN state.
+type ClaimTaskClaimTask struct {
+	TaskFields `json:"-"`
+}
+
+// GetId returns ClaimTaskClaimTask.Id, and is useful for accessing the field via an interface.
+func (v *ClaimTaskClaimTask) GetId() string { return v.TaskFields.Id }
+
+// GetName returns ClaimTaskClaimTask.Name, and is useful for accessing the field via an interface.
+func (v *ClaimTaskClaimTask) GetName() string { return v.TaskFields.Name }
+
+// GetState returns ClaimTaskClaimTask.State, and is useful for accessing the field via an interface.
+func (v *ClaimTaskClaimTask) GetState() string { return v.TaskFields.State }
+
+// GetAssignee returns ClaimTaskClaimTask.Assignee, and is useful for accessing the field via an interface.
+func (v *ClaimTaskClaimTask) GetAssignee() *string { return v.TaskFields.Assignee }
+
+// GetOwner returns ClaimTaskClaimTask.Owner, and is useful for accessing the field via an interface.
+func (v *ClaimTaskClaimTask) GetOwner() *string { return v.TaskFields.Owner }
+
+// GetRole returns ClaimTaskClaimTask.Role, and is useful for accessing the field via an interface.
+func (v *ClaimTaskClaimTask) GetRole() *string { return v.TaskFields.Role }
+
+// GetDueDate returns ClaimTaskClaimTask.DueDate, and is useful for accessing the field via an interface.
+func (v *ClaimTaskClaimTask) GetDueDate() *time.Time { return v.TaskFields.DueDate }
+
+// GetInput returns ClaimTaskClaimTask.Input, and is useful for accessing the field via an interface.
+func (v *ClaimTaskClaimTask) GetInput() json.RawMessage { return v.TaskFields.Input }
+
+// GetOutput returns ClaimTaskClaimTask.Output, and is useful for accessing the field via an interface.
+func (v *ClaimTaskClaimTask) GetOutput() json.RawMessage { return v.TaskFields.Output }
+
+// GetTaskModel returns ClaimTaskClaimTask.TaskModel, and is useful for accessing the field via an interface.
+func (v *ClaimTaskClaimTask) GetTaskModel() *json.RawMessage { return v.TaskFields.TaskModel }
+
+// GetMayPerform returns ClaimTaskClaimTask.MayPerform, and is useful for accessing the field via an interface.
+func (v *ClaimTaskClaimTask) GetMayPerform() bool { return v.TaskFields.MayPerform }
+
+// GetCaseName returns ClaimTaskClaimTask.CaseName, and is useful for accessing the field via an interface.
+func (v *ClaimTaskClaimTask) GetCaseName() string { return v.TaskFields.CaseName }
+
+// GetCase returns ClaimTaskClaimTask.Case, and is useful for accessing the field via an interface.
+func (v *ClaimTaskClaimTask) GetCase() TaskFieldsCase { return v.TaskFields.Case }
+
+// GetPlanItem returns ClaimTaskClaimTask.PlanItem, and is useful for accessing the field via an interface.
+func (v *ClaimTaskClaimTask) GetPlanItem() TaskFieldsPlanItem { return v.TaskFields.PlanItem }
+
+func (v *ClaimTaskClaimTask) UnmarshalJSON(b []byte) error {
+
+	if string(b) == "null" {
+		return nil
+	}
+
+	var firstPass struct {
+		*ClaimTaskClaimTask
+		graphql.NoUnmarshalJSON
+	}
+	firstPass.ClaimTaskClaimTask = v
+
+	err := json.Unmarshal(b, &firstPass)
+	if err != nil {
+		return err
+	}
+
+	err = json.Unmarshal(
+		b, &v.TaskFields)
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+type __premarshalClaimTaskClaimTask struct {
+	Id string `json:"id"`
+
+	Name string `json:"name"`
+
+	State string `json:"state"`
+
+	Assignee *string `json:"assignee"`
+
+	Owner *string `json:"owner"`
+
+	Role *string `json:"role"`
+
+	DueDate *time.Time `json:"dueDate"`
+
+	Input json.RawMessage `json:"input"`
+
+	Output json.RawMessage `json:"output"`
+
+	TaskModel *json.RawMessage `json:"taskModel"`
+
+	MayPerform bool `json:"mayPerform"`
+
+	CaseName string `json:"caseName"`
+
+	Case TaskFieldsCase `json:"case"`
+
+	PlanItem TaskFieldsPlanItem `json:"planItem"`
+}
+
+func (v *ClaimTaskClaimTask) MarshalJSON() ([]byte, error) {
+	premarshaled, err := v.__premarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(premarshaled)
+}
+
+func (v *ClaimTaskClaimTask) __premarshalJSON() (*__premarshalClaimTaskClaimTask, error) {
+	var retval __premarshalClaimTaskClaimTask
+
+	retval.Id = v.TaskFields.Id
+	retval.Name = v.TaskFields.Name
+	retval.State = v.TaskFields.State
+	retval.Assignee = v.TaskFields.Assignee
+	retval.Owner = v.TaskFields.Owner
+	retval.Role = v.TaskFields.Role
+	retval.DueDate = v.TaskFields.DueDate
+	retval.Input = v.TaskFields.Input
+	retval.Output = v.TaskFields.Output
+	retval.TaskModel = v.TaskFields.TaskModel
+	retval.MayPerform = v.TaskFields.MayPerform
+	retval.CaseName = v.TaskFields.CaseName
+	retval.Case = v.TaskFields.Case
+	retval.PlanItem = v.TaskFields.PlanItem
+	return &retval, nil
+}
+
+// ClaimTaskResponse is returned by ClaimTask on success.
+type ClaimTaskResponse struct {
+	// Claim a task: the caller becomes assignee and owner. Needs the task's role.
+	ClaimTask ClaimTaskClaimTask `json:"claimTask"`
+}
+
+// GetClaimTask returns ClaimTaskResponse.ClaimTask, and is useful for accessing the field via an interface.
+func (v *ClaimTaskResponse) GetClaimTask() ClaimTaskClaimTask { return v.ClaimTask }
+
+// CompleteTaskCompleteTask includes the requested fields of the GraphQL type Task.
+// The GraphQL type's documentation follows.
+//
+// A human task: its workflow state apart from its plan item's CMMN state.
+type CompleteTaskCompleteTask struct {
+	TaskFields `json:"-"`
+}
+
+// GetId returns CompleteTaskCompleteTask.Id, and is useful for accessing the field via an interface.
+func (v *CompleteTaskCompleteTask) GetId() string { return v.TaskFields.Id }
+
+// GetName returns CompleteTaskCompleteTask.Name, and is useful for accessing the field via an interface.
+func (v *CompleteTaskCompleteTask) GetName() string { return v.TaskFields.Name }
+
+// GetState returns CompleteTaskCompleteTask.State, and is useful for accessing the field via an interface.
+func (v *CompleteTaskCompleteTask) GetState() string { return v.TaskFields.State }
+
+// GetAssignee returns CompleteTaskCompleteTask.Assignee, and is useful for accessing the field via an interface.
+func (v *CompleteTaskCompleteTask) GetAssignee() *string { return v.TaskFields.Assignee }
+
+// GetOwner returns CompleteTaskCompleteTask.Owner, and is useful for accessing the field via an interface.
+func (v *CompleteTaskCompleteTask) GetOwner() *string { return v.TaskFields.Owner }
+
+// GetRole returns CompleteTaskCompleteTask.Role, and is useful for accessing the field via an interface.
+func (v *CompleteTaskCompleteTask) GetRole() *string { return v.TaskFields.Role }
+
+// GetDueDate returns CompleteTaskCompleteTask.DueDate, and is useful for accessing the field via an interface.
+func (v *CompleteTaskCompleteTask) GetDueDate() *time.Time { return v.TaskFields.DueDate }
+
+// GetInput returns CompleteTaskCompleteTask.Input, and is useful for accessing the field via an interface.
+func (v *CompleteTaskCompleteTask) GetInput() json.RawMessage { return v.TaskFields.Input }
+
+// GetOutput returns CompleteTaskCompleteTask.Output, and is useful for accessing the field via an interface.
+func (v *CompleteTaskCompleteTask) GetOutput() json.RawMessage { return v.TaskFields.Output }
+
+// GetTaskModel returns CompleteTaskCompleteTask.TaskModel, and is useful for accessing the field via an interface.
+func (v *CompleteTaskCompleteTask) GetTaskModel() *json.RawMessage { return v.TaskFields.TaskModel }
+
+// GetMayPerform returns CompleteTaskCompleteTask.MayPerform, and is useful for accessing the field via an interface.
+func (v *CompleteTaskCompleteTask) GetMayPerform() bool { return v.TaskFields.MayPerform }
+
+// GetCaseName returns CompleteTaskCompleteTask.CaseName, and is useful for accessing the field via an interface.
+func (v *CompleteTaskCompleteTask) GetCaseName() string { return v.TaskFields.CaseName }
+
+// GetCase returns CompleteTaskCompleteTask.Case, and is useful for accessing the field via an interface.
+func (v *CompleteTaskCompleteTask) GetCase() TaskFieldsCase { return v.TaskFields.Case }
+
+// GetPlanItem returns CompleteTaskCompleteTask.PlanItem, and is useful for accessing the field via an interface.
+func (v *CompleteTaskCompleteTask) GetPlanItem() TaskFieldsPlanItem { return v.TaskFields.PlanItem }
+
+func (v *CompleteTaskCompleteTask) UnmarshalJSON(b []byte) error {
+
+	if string(b) == "null" {
+		return nil
+	}
+
+	var firstPass struct {
+		*CompleteTaskCompleteTask
+		graphql.NoUnmarshalJSON
+	}
+	firstPass.CompleteTaskCompleteTask = v
+
+	err := json.Unmarshal(b, &firstPass)
+	if err != nil {
+		return err
+	}
+
+	err = json.Unmarshal(
+		b, &v.TaskFields)
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+type __premarshalCompleteTaskCompleteTask struct {
+	Id string `json:"id"`
+
+	Name string `json:"name"`
+
+	State string `json:"state"`
+
+	Assignee *string `json:"assignee"`
+
+	Owner *string `json:"owner"`
+
+	Role *string `json:"role"`
+
+	DueDate *time.Time `json:"dueDate"`
+
+	Input json.RawMessage `json:"input"`
+
+	Output json.RawMessage `json:"output"`
+
+	TaskModel *json.RawMessage `json:"taskModel"`
+
+	MayPerform bool `json:"mayPerform"`
+
+	CaseName string `json:"caseName"`
+
+	Case TaskFieldsCase `json:"case"`
+
+	PlanItem TaskFieldsPlanItem `json:"planItem"`
+}
+
+func (v *CompleteTaskCompleteTask) MarshalJSON() ([]byte, error) {
+	premarshaled, err := v.__premarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(premarshaled)
+}
+
+func (v *CompleteTaskCompleteTask) __premarshalJSON() (*__premarshalCompleteTaskCompleteTask, error) {
+	var retval __premarshalCompleteTaskCompleteTask
+
+	retval.Id = v.TaskFields.Id
+	retval.Name = v.TaskFields.Name
+	retval.State = v.TaskFields.State
+	retval.Assignee = v.TaskFields.Assignee
+	retval.Owner = v.TaskFields.Owner
+	retval.Role = v.TaskFields.Role
+	retval.DueDate = v.TaskFields.DueDate
+	retval.Input = v.TaskFields.Input
+	retval.Output = v.TaskFields.Output
+	retval.TaskModel = v.TaskFields.TaskModel
+	retval.MayPerform = v.TaskFields.MayPerform
+	retval.CaseName = v.TaskFields.CaseName
+	retval.Case = v.TaskFields.Case
+	retval.PlanItem = v.TaskFields.PlanItem
+	return &retval, nil
+}
+
+// CompleteTaskResponse is returned by CompleteTask on success.
+type CompleteTaskResponse struct {
+	// Complete a task with its output; a caller who is not the assignee claims it first.
+	CompleteTask CompleteTaskCompleteTask `json:"completeTask"`
+}
+
+// GetCompleteTask returns CompleteTaskResponse.CompleteTask, and is useful for accessing the field via an interface.
+func (v *CompleteTaskResponse) GetCompleteTask() CompleteTaskCompleteTask { return v.CompleteTask }
+
 // CreateCaseFileItemCreateCaseFileItemCase includes the requested fields of the GraphQL type Case.
 // The GraphQL type's documentation follows.
 //
@@ -688,6 +1329,148 @@ type DefinitionsResponse struct {
 func (v *DefinitionsResponse) GetDefinitions() []DefinitionsDefinitionsDefinition {
 	return v.Definitions
 }
+
+// DelegateTaskDelegateTask includes the requested fields of the GraphQL type Task.
+// The GraphQL type's documentation follows.
+//
+// A human task: its workflow state apart from its plan item's CMMN state.
+type DelegateTaskDelegateTask struct {
+	TaskFields `json:"-"`
+}
+
+// GetId returns DelegateTaskDelegateTask.Id, and is useful for accessing the field via an interface.
+func (v *DelegateTaskDelegateTask) GetId() string { return v.TaskFields.Id }
+
+// GetName returns DelegateTaskDelegateTask.Name, and is useful for accessing the field via an interface.
+func (v *DelegateTaskDelegateTask) GetName() string { return v.TaskFields.Name }
+
+// GetState returns DelegateTaskDelegateTask.State, and is useful for accessing the field via an interface.
+func (v *DelegateTaskDelegateTask) GetState() string { return v.TaskFields.State }
+
+// GetAssignee returns DelegateTaskDelegateTask.Assignee, and is useful for accessing the field via an interface.
+func (v *DelegateTaskDelegateTask) GetAssignee() *string { return v.TaskFields.Assignee }
+
+// GetOwner returns DelegateTaskDelegateTask.Owner, and is useful for accessing the field via an interface.
+func (v *DelegateTaskDelegateTask) GetOwner() *string { return v.TaskFields.Owner }
+
+// GetRole returns DelegateTaskDelegateTask.Role, and is useful for accessing the field via an interface.
+func (v *DelegateTaskDelegateTask) GetRole() *string { return v.TaskFields.Role }
+
+// GetDueDate returns DelegateTaskDelegateTask.DueDate, and is useful for accessing the field via an interface.
+func (v *DelegateTaskDelegateTask) GetDueDate() *time.Time { return v.TaskFields.DueDate }
+
+// GetInput returns DelegateTaskDelegateTask.Input, and is useful for accessing the field via an interface.
+func (v *DelegateTaskDelegateTask) GetInput() json.RawMessage { return v.TaskFields.Input }
+
+// GetOutput returns DelegateTaskDelegateTask.Output, and is useful for accessing the field via an interface.
+func (v *DelegateTaskDelegateTask) GetOutput() json.RawMessage { return v.TaskFields.Output }
+
+// GetTaskModel returns DelegateTaskDelegateTask.TaskModel, and is useful for accessing the field via an interface.
+func (v *DelegateTaskDelegateTask) GetTaskModel() *json.RawMessage { return v.TaskFields.TaskModel }
+
+// GetMayPerform returns DelegateTaskDelegateTask.MayPerform, and is useful for accessing the field via an interface.
+func (v *DelegateTaskDelegateTask) GetMayPerform() bool { return v.TaskFields.MayPerform }
+
+// GetCaseName returns DelegateTaskDelegateTask.CaseName, and is useful for accessing the field via an interface.
+func (v *DelegateTaskDelegateTask) GetCaseName() string { return v.TaskFields.CaseName }
+
+// GetCase returns DelegateTaskDelegateTask.Case, and is useful for accessing the field via an interface.
+func (v *DelegateTaskDelegateTask) GetCase() TaskFieldsCase { return v.TaskFields.Case }
+
+// GetPlanItem returns DelegateTaskDelegateTask.PlanItem, and is useful for accessing the field via an interface.
+func (v *DelegateTaskDelegateTask) GetPlanItem() TaskFieldsPlanItem { return v.TaskFields.PlanItem }
+
+func (v *DelegateTaskDelegateTask) UnmarshalJSON(b []byte) error {
+
+	if string(b) == "null" {
+		return nil
+	}
+
+	var firstPass struct {
+		*DelegateTaskDelegateTask
+		graphql.NoUnmarshalJSON
+	}
+	firstPass.DelegateTaskDelegateTask = v
+
+	err := json.Unmarshal(b, &firstPass)
+	if err != nil {
+		return err
+	}
+
+	err = json.Unmarshal(
+		b, &v.TaskFields)
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+type __premarshalDelegateTaskDelegateTask struct {
+	Id string `json:"id"`
+
+	Name string `json:"name"`
+
+	State string `json:"state"`
+
+	Assignee *string `json:"assignee"`
+
+	Owner *string `json:"owner"`
+
+	Role *string `json:"role"`
+
+	DueDate *time.Time `json:"dueDate"`
+
+	Input json.RawMessage `json:"input"`
+
+	Output json.RawMessage `json:"output"`
+
+	TaskModel *json.RawMessage `json:"taskModel"`
+
+	MayPerform bool `json:"mayPerform"`
+
+	CaseName string `json:"caseName"`
+
+	Case TaskFieldsCase `json:"case"`
+
+	PlanItem TaskFieldsPlanItem `json:"planItem"`
+}
+
+func (v *DelegateTaskDelegateTask) MarshalJSON() ([]byte, error) {
+	premarshaled, err := v.__premarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(premarshaled)
+}
+
+func (v *DelegateTaskDelegateTask) __premarshalJSON() (*__premarshalDelegateTaskDelegateTask, error) {
+	var retval __premarshalDelegateTaskDelegateTask
+
+	retval.Id = v.TaskFields.Id
+	retval.Name = v.TaskFields.Name
+	retval.State = v.TaskFields.State
+	retval.Assignee = v.TaskFields.Assignee
+	retval.Owner = v.TaskFields.Owner
+	retval.Role = v.TaskFields.Role
+	retval.DueDate = v.TaskFields.DueDate
+	retval.Input = v.TaskFields.Input
+	retval.Output = v.TaskFields.Output
+	retval.TaskModel = v.TaskFields.TaskModel
+	retval.MayPerform = v.TaskFields.MayPerform
+	retval.CaseName = v.TaskFields.CaseName
+	retval.Case = v.TaskFields.Case
+	retval.PlanItem = v.TaskFields.PlanItem
+	return &retval, nil
+}
+
+// DelegateTaskResponse is returned by DelegateTask on success.
+type DelegateTaskResponse struct {
+	// Delegate a task; the owner gets it back on revoke.
+	DelegateTask DelegateTaskDelegateTask `json:"delegateTask"`
+}
+
+// GetDelegateTask returns DelegateTaskResponse.DelegateTask, and is useful for accessing the field via an interface.
+func (v *DelegateTaskResponse) GetDelegateTask() DelegateTaskDelegateTask { return v.DelegateTask }
 
 // DeleteCaseFileItemDeleteCaseFileItemCase includes the requested fields of the GraphQL type Case.
 // The GraphQL type's documentation follows.
@@ -1242,6 +2025,84 @@ type NestedCasesResponse struct {
 // GetCases returns NestedCasesResponse.Cases, and is useful for accessing the field via an interface.
 func (v *NestedCasesResponse) GetCases() NestedCasesCasesCaseConnection { return v.Cases }
 
+// PlanDiscretionaryItemPlanDiscretionaryItemPlanItem includes the requested fields of the GraphQL type PlanItem.
+type PlanDiscretionaryItemPlanDiscretionaryItemPlanItem struct {
+	Id    string `json:"id"`
+	Name  string `json:"name"`
+	State string `json:"state"`
+	// CasePlan, Stage, HumanTask, CaseTask, ProcessTask, Milestone, UserEvent or TimerEvent.
+	Type string                                                 `json:"type"`
+	Case PlanDiscretionaryItemPlanDiscretionaryItemPlanItemCase `json:"case"`
+}
+
+// GetId returns PlanDiscretionaryItemPlanDiscretionaryItemPlanItem.Id, and is useful for accessing the field via an interface.
+func (v *PlanDiscretionaryItemPlanDiscretionaryItemPlanItem) GetId() string { return v.Id }
+
+// GetName returns PlanDiscretionaryItemPlanDiscretionaryItemPlanItem.Name, and is useful for accessing the field via an interface.
+func (v *PlanDiscretionaryItemPlanDiscretionaryItemPlanItem) GetName() string { return v.Name }
+
+// GetState returns PlanDiscretionaryItemPlanDiscretionaryItemPlanItem.State, and is useful for accessing the field via an interface.
+func (v *PlanDiscretionaryItemPlanDiscretionaryItemPlanItem) GetState() string { return v.State }
+
+// GetType returns PlanDiscretionaryItemPlanDiscretionaryItemPlanItem.Type, and is useful for accessing the field via an interface.
+func (v *PlanDiscretionaryItemPlanDiscretionaryItemPlanItem) GetType() string { return v.Type }
+
+// GetCase returns PlanDiscretionaryItemPlanDiscretionaryItemPlanItem.Case, and is useful for accessing the field via an interface.
+func (v *PlanDiscretionaryItemPlanDiscretionaryItemPlanItem) GetCase() PlanDiscretionaryItemPlanDiscretionaryItemPlanItemCase {
+	return v.Case
+}
+
+// PlanDiscretionaryItemPlanDiscretionaryItemPlanItemCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type PlanDiscretionaryItemPlanDiscretionaryItemPlanItemCase struct {
+	Id string `json:"id"`
+	// Plan items in creation order; the first is the case plan.
+	PlanItems []PlanDiscretionaryItemPlanDiscretionaryItemPlanItemCasePlanItemsPlanItem `json:"planItems"`
+}
+
+// GetId returns PlanDiscretionaryItemPlanDiscretionaryItemPlanItemCase.Id, and is useful for accessing the field via an interface.
+func (v *PlanDiscretionaryItemPlanDiscretionaryItemPlanItemCase) GetId() string { return v.Id }
+
+// GetPlanItems returns PlanDiscretionaryItemPlanDiscretionaryItemPlanItemCase.PlanItems, and is useful for accessing the field via an interface.
+func (v *PlanDiscretionaryItemPlanDiscretionaryItemPlanItemCase) GetPlanItems() []PlanDiscretionaryItemPlanDiscretionaryItemPlanItemCasePlanItemsPlanItem {
+	return v.PlanItems
+}
+
+// PlanDiscretionaryItemPlanDiscretionaryItemPlanItemCasePlanItemsPlanItem includes the requested fields of the GraphQL type PlanItem.
+type PlanDiscretionaryItemPlanDiscretionaryItemPlanItemCasePlanItemsPlanItem struct {
+	Id    string `json:"id"`
+	Name  string `json:"name"`
+	State string `json:"state"`
+}
+
+// GetId returns PlanDiscretionaryItemPlanDiscretionaryItemPlanItemCasePlanItemsPlanItem.Id, and is useful for accessing the field via an interface.
+func (v *PlanDiscretionaryItemPlanDiscretionaryItemPlanItemCasePlanItemsPlanItem) GetId() string {
+	return v.Id
+}
+
+// GetName returns PlanDiscretionaryItemPlanDiscretionaryItemPlanItemCasePlanItemsPlanItem.Name, and is useful for accessing the field via an interface.
+func (v *PlanDiscretionaryItemPlanDiscretionaryItemPlanItemCasePlanItemsPlanItem) GetName() string {
+	return v.Name
+}
+
+// GetState returns PlanDiscretionaryItemPlanDiscretionaryItemPlanItemCasePlanItemsPlanItem.State, and is useful for accessing the field via an interface.
+func (v *PlanDiscretionaryItemPlanDiscretionaryItemPlanItemCasePlanItemsPlanItem) GetState() string {
+	return v.State
+}
+
+// PlanDiscretionaryItemResponse is returned by PlanDiscretionaryItem on success.
+type PlanDiscretionaryItemResponse struct {
+	// Plan a discretionary item under a stage or human task; the new item follows its own lifecycle.
+	PlanDiscretionaryItem PlanDiscretionaryItemPlanDiscretionaryItemPlanItem `json:"planDiscretionaryItem"`
+}
+
+// GetPlanDiscretionaryItem returns PlanDiscretionaryItemResponse.PlanDiscretionaryItem, and is useful for accessing the field via an interface.
+func (v *PlanDiscretionaryItemResponse) GetPlanDiscretionaryItem() PlanDiscretionaryItemPlanDiscretionaryItemPlanItem {
+	return v.PlanDiscretionaryItem
+}
+
 // PlanItemFields includes the GraphQL fields of PlanItem requested by the fragment PlanItemFields.
 type PlanItemFields struct {
 	Id   string `json:"id"`
@@ -1701,6 +2562,296 @@ func (v *ReplaceTenantUsersResponse) GetReplaceTenantUsers() ReplaceTenantUsersR
 	return v.ReplaceTenantUsers
 }
 
+// RevokeTaskResponse is returned by RevokeTask on success.
+type RevokeTaskResponse struct {
+	// Revoke a task: a delegated one back to its owner, an assigned one to nobody.
+	RevokeTask RevokeTaskRevokeTask `json:"revokeTask"`
+}
+
+// GetRevokeTask returns RevokeTaskResponse.RevokeTask, and is useful for accessing the field via an interface.
+func (v *RevokeTaskResponse) GetRevokeTask() RevokeTaskRevokeTask { return v.RevokeTask }
+
+// RevokeTaskRevokeTask includes the requested fields of the GraphQL type Task.
+// The GraphQL type's documentation follows.
+//
+// A human task: its workflow state apart from its plan item's CMMN state.
+type RevokeTaskRevokeTask struct {
+	TaskFields `json:"-"`
+}
+
+// GetId returns RevokeTaskRevokeTask.Id, and is useful for accessing the field via an interface.
+func (v *RevokeTaskRevokeTask) GetId() string { return v.TaskFields.Id }
+
+// GetName returns RevokeTaskRevokeTask.Name, and is useful for accessing the field via an interface.
+func (v *RevokeTaskRevokeTask) GetName() string { return v.TaskFields.Name }
+
+// GetState returns RevokeTaskRevokeTask.State, and is useful for accessing the field via an interface.
+func (v *RevokeTaskRevokeTask) GetState() string { return v.TaskFields.State }
+
+// GetAssignee returns RevokeTaskRevokeTask.Assignee, and is useful for accessing the field via an interface.
+func (v *RevokeTaskRevokeTask) GetAssignee() *string { return v.TaskFields.Assignee }
+
+// GetOwner returns RevokeTaskRevokeTask.Owner, and is useful for accessing the field via an interface.
+func (v *RevokeTaskRevokeTask) GetOwner() *string { return v.TaskFields.Owner }
+
+// GetRole returns RevokeTaskRevokeTask.Role, and is useful for accessing the field via an interface.
+func (v *RevokeTaskRevokeTask) GetRole() *string { return v.TaskFields.Role }
+
+// GetDueDate returns RevokeTaskRevokeTask.DueDate, and is useful for accessing the field via an interface.
+func (v *RevokeTaskRevokeTask) GetDueDate() *time.Time { return v.TaskFields.DueDate }
+
+// GetInput returns RevokeTaskRevokeTask.Input, and is useful for accessing the field via an interface.
+func (v *RevokeTaskRevokeTask) GetInput() json.RawMessage { return v.TaskFields.Input }
+
+// GetOutput returns RevokeTaskRevokeTask.Output, and is useful for accessing the field via an interface.
+func (v *RevokeTaskRevokeTask) GetOutput() json.RawMessage { return v.TaskFields.Output }
+
+// GetTaskModel returns RevokeTaskRevokeTask.TaskModel, and is useful for accessing the field via an interface.
+func (v *RevokeTaskRevokeTask) GetTaskModel() *json.RawMessage { return v.TaskFields.TaskModel }
+
+// GetMayPerform returns RevokeTaskRevokeTask.MayPerform, and is useful for accessing the field via an interface.
+func (v *RevokeTaskRevokeTask) GetMayPerform() bool { return v.TaskFields.MayPerform }
+
+// GetCaseName returns RevokeTaskRevokeTask.CaseName, and is useful for accessing the field via an interface.
+func (v *RevokeTaskRevokeTask) GetCaseName() string { return v.TaskFields.CaseName }
+
+// GetCase returns RevokeTaskRevokeTask.Case, and is useful for accessing the field via an interface.
+func (v *RevokeTaskRevokeTask) GetCase() TaskFieldsCase { return v.TaskFields.Case }
+
+// GetPlanItem returns RevokeTaskRevokeTask.PlanItem, and is useful for accessing the field via an interface.
+func (v *RevokeTaskRevokeTask) GetPlanItem() TaskFieldsPlanItem { return v.TaskFields.PlanItem }
+
+func (v *RevokeTaskRevokeTask) UnmarshalJSON(b []byte) error {
+
+	if string(b) == "null" {
+		return nil
+	}
+
+	var firstPass struct {
+		*RevokeTaskRevokeTask
+		graphql.NoUnmarshalJSON
+	}
+	firstPass.RevokeTaskRevokeTask = v
+
+	err := json.Unmarshal(b, &firstPass)
+	if err != nil {
+		return err
+	}
+
+	err = json.Unmarshal(
+		b, &v.TaskFields)
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+type __premarshalRevokeTaskRevokeTask struct {
+	Id string `json:"id"`
+
+	Name string `json:"name"`
+
+	State string `json:"state"`
+
+	Assignee *string `json:"assignee"`
+
+	Owner *string `json:"owner"`
+
+	Role *string `json:"role"`
+
+	DueDate *time.Time `json:"dueDate"`
+
+	Input json.RawMessage `json:"input"`
+
+	Output json.RawMessage `json:"output"`
+
+	TaskModel *json.RawMessage `json:"taskModel"`
+
+	MayPerform bool `json:"mayPerform"`
+
+	CaseName string `json:"caseName"`
+
+	Case TaskFieldsCase `json:"case"`
+
+	PlanItem TaskFieldsPlanItem `json:"planItem"`
+}
+
+func (v *RevokeTaskRevokeTask) MarshalJSON() ([]byte, error) {
+	premarshaled, err := v.__premarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(premarshaled)
+}
+
+func (v *RevokeTaskRevokeTask) __premarshalJSON() (*__premarshalRevokeTaskRevokeTask, error) {
+	var retval __premarshalRevokeTaskRevokeTask
+
+	retval.Id = v.TaskFields.Id
+	retval.Name = v.TaskFields.Name
+	retval.State = v.TaskFields.State
+	retval.Assignee = v.TaskFields.Assignee
+	retval.Owner = v.TaskFields.Owner
+	retval.Role = v.TaskFields.Role
+	retval.DueDate = v.TaskFields.DueDate
+	retval.Input = v.TaskFields.Input
+	retval.Output = v.TaskFields.Output
+	retval.TaskModel = v.TaskFields.TaskModel
+	retval.MayPerform = v.TaskFields.MayPerform
+	retval.CaseName = v.TaskFields.CaseName
+	retval.Case = v.TaskFields.Case
+	retval.PlanItem = v.TaskFields.PlanItem
+	return &retval, nil
+}
+
+// SaveTaskOutputResponse is returned by SaveTaskOutput on success.
+type SaveTaskOutputResponse struct {
+	// Store output on a task without completing it.
+	SaveTaskOutput SaveTaskOutputSaveTaskOutputTask `json:"saveTaskOutput"`
+}
+
+// GetSaveTaskOutput returns SaveTaskOutputResponse.SaveTaskOutput, and is useful for accessing the field via an interface.
+func (v *SaveTaskOutputResponse) GetSaveTaskOutput() SaveTaskOutputSaveTaskOutputTask {
+	return v.SaveTaskOutput
+}
+
+// SaveTaskOutputSaveTaskOutputTask includes the requested fields of the GraphQL type Task.
+// The GraphQL type's documentation follows.
+//
+// A human task: its workflow state apart from its plan item's CMMN state.
+type SaveTaskOutputSaveTaskOutputTask struct {
+	TaskFields `json:"-"`
+}
+
+// GetId returns SaveTaskOutputSaveTaskOutputTask.Id, and is useful for accessing the field via an interface.
+func (v *SaveTaskOutputSaveTaskOutputTask) GetId() string { return v.TaskFields.Id }
+
+// GetName returns SaveTaskOutputSaveTaskOutputTask.Name, and is useful for accessing the field via an interface.
+func (v *SaveTaskOutputSaveTaskOutputTask) GetName() string { return v.TaskFields.Name }
+
+// GetState returns SaveTaskOutputSaveTaskOutputTask.State, and is useful for accessing the field via an interface.
+func (v *SaveTaskOutputSaveTaskOutputTask) GetState() string { return v.TaskFields.State }
+
+// GetAssignee returns SaveTaskOutputSaveTaskOutputTask.Assignee, and is useful for accessing the field via an interface.
+func (v *SaveTaskOutputSaveTaskOutputTask) GetAssignee() *string { return v.TaskFields.Assignee }
+
+// GetOwner returns SaveTaskOutputSaveTaskOutputTask.Owner, and is useful for accessing the field via an interface.
+func (v *SaveTaskOutputSaveTaskOutputTask) GetOwner() *string { return v.TaskFields.Owner }
+
+// GetRole returns SaveTaskOutputSaveTaskOutputTask.Role, and is useful for accessing the field via an interface.
+func (v *SaveTaskOutputSaveTaskOutputTask) GetRole() *string { return v.TaskFields.Role }
+
+// GetDueDate returns SaveTaskOutputSaveTaskOutputTask.DueDate, and is useful for accessing the field via an interface.
+func (v *SaveTaskOutputSaveTaskOutputTask) GetDueDate() *time.Time { return v.TaskFields.DueDate }
+
+// GetInput returns SaveTaskOutputSaveTaskOutputTask.Input, and is useful for accessing the field via an interface.
+func (v *SaveTaskOutputSaveTaskOutputTask) GetInput() json.RawMessage { return v.TaskFields.Input }
+
+// GetOutput returns SaveTaskOutputSaveTaskOutputTask.Output, and is useful for accessing the field via an interface.
+func (v *SaveTaskOutputSaveTaskOutputTask) GetOutput() json.RawMessage { return v.TaskFields.Output }
+
+// GetTaskModel returns SaveTaskOutputSaveTaskOutputTask.TaskModel, and is useful for accessing the field via an interface.
+func (v *SaveTaskOutputSaveTaskOutputTask) GetTaskModel() *json.RawMessage {
+	return v.TaskFields.TaskModel
+}
+
+// GetMayPerform returns SaveTaskOutputSaveTaskOutputTask.MayPerform, and is useful for accessing the field via an interface.
+func (v *SaveTaskOutputSaveTaskOutputTask) GetMayPerform() bool { return v.TaskFields.MayPerform }
+
+// GetCaseName returns SaveTaskOutputSaveTaskOutputTask.CaseName, and is useful for accessing the field via an interface.
+func (v *SaveTaskOutputSaveTaskOutputTask) GetCaseName() string { return v.TaskFields.CaseName }
+
+// GetCase returns SaveTaskOutputSaveTaskOutputTask.Case, and is useful for accessing the field via an interface.
+func (v *SaveTaskOutputSaveTaskOutputTask) GetCase() TaskFieldsCase { return v.TaskFields.Case }
+
+// GetPlanItem returns SaveTaskOutputSaveTaskOutputTask.PlanItem, and is useful for accessing the field via an interface.
+func (v *SaveTaskOutputSaveTaskOutputTask) GetPlanItem() TaskFieldsPlanItem {
+	return v.TaskFields.PlanItem
+}
+
+func (v *SaveTaskOutputSaveTaskOutputTask) UnmarshalJSON(b []byte) error {
+
+	if string(b) == "null" {
+		return nil
+	}
+
+	var firstPass struct {
+		*SaveTaskOutputSaveTaskOutputTask
+		graphql.NoUnmarshalJSON
+	}
+	firstPass.SaveTaskOutputSaveTaskOutputTask = v
+
+	err := json.Unmarshal(b, &firstPass)
+	if err != nil {
+		return err
+	}
+
+	err = json.Unmarshal(
+		b, &v.TaskFields)
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+type __premarshalSaveTaskOutputSaveTaskOutputTask struct {
+	Id string `json:"id"`
+
+	Name string `json:"name"`
+
+	State string `json:"state"`
+
+	Assignee *string `json:"assignee"`
+
+	Owner *string `json:"owner"`
+
+	Role *string `json:"role"`
+
+	DueDate *time.Time `json:"dueDate"`
+
+	Input json.RawMessage `json:"input"`
+
+	Output json.RawMessage `json:"output"`
+
+	TaskModel *json.RawMessage `json:"taskModel"`
+
+	MayPerform bool `json:"mayPerform"`
+
+	CaseName string `json:"caseName"`
+
+	Case TaskFieldsCase `json:"case"`
+
+	PlanItem TaskFieldsPlanItem `json:"planItem"`
+}
+
+func (v *SaveTaskOutputSaveTaskOutputTask) MarshalJSON() ([]byte, error) {
+	premarshaled, err := v.__premarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(premarshaled)
+}
+
+func (v *SaveTaskOutputSaveTaskOutputTask) __premarshalJSON() (*__premarshalSaveTaskOutputSaveTaskOutputTask, error) {
+	var retval __premarshalSaveTaskOutputSaveTaskOutputTask
+
+	retval.Id = v.TaskFields.Id
+	retval.Name = v.TaskFields.Name
+	retval.State = v.TaskFields.State
+	retval.Assignee = v.TaskFields.Assignee
+	retval.Owner = v.TaskFields.Owner
+	retval.Role = v.TaskFields.Role
+	retval.DueDate = v.TaskFields.DueDate
+	retval.Input = v.TaskFields.Input
+	retval.Output = v.TaskFields.Output
+	retval.TaskModel = v.TaskFields.TaskModel
+	retval.MayPerform = v.TaskFields.MayPerform
+	retval.CaseName = v.TaskFields.CaseName
+	retval.Case = v.TaskFields.Case
+	retval.PlanItem = v.TaskFields.PlanItem
+	return &retval, nil
+}
+
 // SetCaseTeamResponse is returned by SetCaseTeam on success.
 type SetCaseTeamResponse struct {
 	// Replace the whole team of a case. Case owners only; the team needs an owner.
@@ -1969,6 +3120,504 @@ func (v *StartCaseStartCasePlanItemsPlanItem) __premarshalJSON() (*__premarshalS
 	retval.Stage = v.PlanItemFields.Stage
 	return &retval, nil
 }
+
+// TaskFields includes the GraphQL fields of Task requested by the fragment TaskFields.
+// The GraphQL type's documentation follows.
+//
+// A human task: its workflow state apart from its plan item's CMMN state.
+type TaskFields struct {
+	Id   string `json:"id"`
+	Name string `json:"name"`
+	// Unassigned, Assigned, Delegated, Suspended, Completed or Terminated.
+	State    string  `json:"state"`
+	Assignee *string `json:"assignee"`
+	Owner    *string `json:"owner"`
+	// The performer case role; null when any member may perform it.
+	Role    *string         `json:"role"`
+	DueDate *time.Time      `json:"dueDate"`
+	Input   json.RawMessage `json:"input"`
+	Output  json.RawMessage `json:"output"`
+	// The task model (JSON schema and UI schema), parsed when it is JSON.
+	TaskModel *json.RawMessage `json:"taskModel"`
+	// Whether the caller holds the task's role or is its assignee.
+	MayPerform bool               `json:"mayPerform"`
+	CaseName   string             `json:"caseName"`
+	Case       TaskFieldsCase     `json:"case"`
+	PlanItem   TaskFieldsPlanItem `json:"planItem"`
+}
+
+// GetId returns TaskFields.Id, and is useful for accessing the field via an interface.
+func (v *TaskFields) GetId() string { return v.Id }
+
+// GetName returns TaskFields.Name, and is useful for accessing the field via an interface.
+func (v *TaskFields) GetName() string { return v.Name }
+
+// GetState returns TaskFields.State, and is useful for accessing the field via an interface.
+func (v *TaskFields) GetState() string { return v.State }
+
+// GetAssignee returns TaskFields.Assignee, and is useful for accessing the field via an interface.
+func (v *TaskFields) GetAssignee() *string { return v.Assignee }
+
+// GetOwner returns TaskFields.Owner, and is useful for accessing the field via an interface.
+func (v *TaskFields) GetOwner() *string { return v.Owner }
+
+// GetRole returns TaskFields.Role, and is useful for accessing the field via an interface.
+func (v *TaskFields) GetRole() *string { return v.Role }
+
+// GetDueDate returns TaskFields.DueDate, and is useful for accessing the field via an interface.
+func (v *TaskFields) GetDueDate() *time.Time { return v.DueDate }
+
+// GetInput returns TaskFields.Input, and is useful for accessing the field via an interface.
+func (v *TaskFields) GetInput() json.RawMessage { return v.Input }
+
+// GetOutput returns TaskFields.Output, and is useful for accessing the field via an interface.
+func (v *TaskFields) GetOutput() json.RawMessage { return v.Output }
+
+// GetTaskModel returns TaskFields.TaskModel, and is useful for accessing the field via an interface.
+func (v *TaskFields) GetTaskModel() *json.RawMessage { return v.TaskModel }
+
+// GetMayPerform returns TaskFields.MayPerform, and is useful for accessing the field via an interface.
+func (v *TaskFields) GetMayPerform() bool { return v.MayPerform }
+
+// GetCaseName returns TaskFields.CaseName, and is useful for accessing the field via an interface.
+func (v *TaskFields) GetCaseName() string { return v.CaseName }
+
+// GetCase returns TaskFields.Case, and is useful for accessing the field via an interface.
+func (v *TaskFields) GetCase() TaskFieldsCase { return v.Case }
+
+// GetPlanItem returns TaskFields.PlanItem, and is useful for accessing the field via an interface.
+func (v *TaskFields) GetPlanItem() TaskFieldsPlanItem { return v.PlanItem }
+
+// TaskFieldsCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type TaskFieldsCase struct {
+	Id string `json:"id"`
+	// The case plan's state: Active, Suspended, Completed, Terminated, Failed, Closed.
+	State string `json:"state"`
+}
+
+// GetId returns TaskFieldsCase.Id, and is useful for accessing the field via an interface.
+func (v *TaskFieldsCase) GetId() string { return v.Id }
+
+// GetState returns TaskFieldsCase.State, and is useful for accessing the field via an interface.
+func (v *TaskFieldsCase) GetState() string { return v.State }
+
+// TaskFieldsPlanItem includes the requested fields of the GraphQL type PlanItem.
+type TaskFieldsPlanItem struct {
+	Id    string `json:"id"`
+	State string `json:"state"`
+}
+
+// GetId returns TaskFieldsPlanItem.Id, and is useful for accessing the field via an interface.
+func (v *TaskFieldsPlanItem) GetId() string { return v.Id }
+
+// GetState returns TaskFieldsPlanItem.State, and is useful for accessing the field via an interface.
+func (v *TaskFieldsPlanItem) GetState() string { return v.State }
+
+type TaskFilter struct {
+	Tenant *string `json:"tenant"`
+	// Business identifiers of the case: name=value, name!=value or name.
+	Identifiers *string `json:"identifiers"`
+	// Exact case name.
+	CaseName *string `json:"caseName"`
+	// Exact task name.
+	TaskName *string `json:"taskName"`
+	// States, any of them.
+	States    []string `json:"states"`
+	Assignee  *string  `json:"assignee"`
+	Owner     *string  `json:"owner"`
+	DueOn     *string  `json:"dueOn"`
+	DueBefore *string  `json:"dueBefore"`
+	DueAfter  *string  `json:"dueAfter"`
+	// Offset such as +01:00 for the due dates; UTC when absent.
+	TimeZone *string `json:"timeZone"`
+	// taskstate, assignee, owner, duedate, createdon, createdby, modifiedby, lastmodified.
+	SortBy    *string `json:"sortBy"`
+	SortOrder *string `json:"sortOrder"`
+}
+
+// GetTenant returns TaskFilter.Tenant, and is useful for accessing the field via an interface.
+func (v *TaskFilter) GetTenant() *string { return v.Tenant }
+
+// GetIdentifiers returns TaskFilter.Identifiers, and is useful for accessing the field via an interface.
+func (v *TaskFilter) GetIdentifiers() *string { return v.Identifiers }
+
+// GetCaseName returns TaskFilter.CaseName, and is useful for accessing the field via an interface.
+func (v *TaskFilter) GetCaseName() *string { return v.CaseName }
+
+// GetTaskName returns TaskFilter.TaskName, and is useful for accessing the field via an interface.
+func (v *TaskFilter) GetTaskName() *string { return v.TaskName }
+
+// GetStates returns TaskFilter.States, and is useful for accessing the field via an interface.
+func (v *TaskFilter) GetStates() []string { return v.States }
+
+// GetAssignee returns TaskFilter.Assignee, and is useful for accessing the field via an interface.
+func (v *TaskFilter) GetAssignee() *string { return v.Assignee }
+
+// GetOwner returns TaskFilter.Owner, and is useful for accessing the field via an interface.
+func (v *TaskFilter) GetOwner() *string { return v.Owner }
+
+// GetDueOn returns TaskFilter.DueOn, and is useful for accessing the field via an interface.
+func (v *TaskFilter) GetDueOn() *string { return v.DueOn }
+
+// GetDueBefore returns TaskFilter.DueBefore, and is useful for accessing the field via an interface.
+func (v *TaskFilter) GetDueBefore() *string { return v.DueBefore }
+
+// GetDueAfter returns TaskFilter.DueAfter, and is useful for accessing the field via an interface.
+func (v *TaskFilter) GetDueAfter() *string { return v.DueAfter }
+
+// GetTimeZone returns TaskFilter.TimeZone, and is useful for accessing the field via an interface.
+func (v *TaskFilter) GetTimeZone() *string { return v.TimeZone }
+
+// GetSortBy returns TaskFilter.SortBy, and is useful for accessing the field via an interface.
+func (v *TaskFilter) GetSortBy() *string { return v.SortBy }
+
+// GetSortOrder returns TaskFilter.SortOrder, and is useful for accessing the field via an interface.
+func (v *TaskFilter) GetSortOrder() *string { return v.SortOrder }
+
+// TaskResponse is returned by Task on success.
+type TaskResponse struct {
+	// A task of a case the caller is in the team of; NOT_FOUND otherwise.
+	Task TaskTask `json:"task"`
+}
+
+// GetTask returns TaskResponse.Task, and is useful for accessing the field via an interface.
+func (v *TaskResponse) GetTask() TaskTask { return v.Task }
+
+// TaskTask includes the requested fields of the GraphQL type Task.
+// The GraphQL type's documentation follows.
+//
+// A human task: its workflow state apart from its plan item's CMMN state.
+type TaskTask struct {
+	TaskFields `json:"-"`
+}
+
+// GetId returns TaskTask.Id, and is useful for accessing the field via an interface.
+func (v *TaskTask) GetId() string { return v.TaskFields.Id }
+
+// GetName returns TaskTask.Name, and is useful for accessing the field via an interface.
+func (v *TaskTask) GetName() string { return v.TaskFields.Name }
+
+// GetState returns TaskTask.State, and is useful for accessing the field via an interface.
+func (v *TaskTask) GetState() string { return v.TaskFields.State }
+
+// GetAssignee returns TaskTask.Assignee, and is useful for accessing the field via an interface.
+func (v *TaskTask) GetAssignee() *string { return v.TaskFields.Assignee }
+
+// GetOwner returns TaskTask.Owner, and is useful for accessing the field via an interface.
+func (v *TaskTask) GetOwner() *string { return v.TaskFields.Owner }
+
+// GetRole returns TaskTask.Role, and is useful for accessing the field via an interface.
+func (v *TaskTask) GetRole() *string { return v.TaskFields.Role }
+
+// GetDueDate returns TaskTask.DueDate, and is useful for accessing the field via an interface.
+func (v *TaskTask) GetDueDate() *time.Time { return v.TaskFields.DueDate }
+
+// GetInput returns TaskTask.Input, and is useful for accessing the field via an interface.
+func (v *TaskTask) GetInput() json.RawMessage { return v.TaskFields.Input }
+
+// GetOutput returns TaskTask.Output, and is useful for accessing the field via an interface.
+func (v *TaskTask) GetOutput() json.RawMessage { return v.TaskFields.Output }
+
+// GetTaskModel returns TaskTask.TaskModel, and is useful for accessing the field via an interface.
+func (v *TaskTask) GetTaskModel() *json.RawMessage { return v.TaskFields.TaskModel }
+
+// GetMayPerform returns TaskTask.MayPerform, and is useful for accessing the field via an interface.
+func (v *TaskTask) GetMayPerform() bool { return v.TaskFields.MayPerform }
+
+// GetCaseName returns TaskTask.CaseName, and is useful for accessing the field via an interface.
+func (v *TaskTask) GetCaseName() string { return v.TaskFields.CaseName }
+
+// GetCase returns TaskTask.Case, and is useful for accessing the field via an interface.
+func (v *TaskTask) GetCase() TaskFieldsCase { return v.TaskFields.Case }
+
+// GetPlanItem returns TaskTask.PlanItem, and is useful for accessing the field via an interface.
+func (v *TaskTask) GetPlanItem() TaskFieldsPlanItem { return v.TaskFields.PlanItem }
+
+func (v *TaskTask) UnmarshalJSON(b []byte) error {
+
+	if string(b) == "null" {
+		return nil
+	}
+
+	var firstPass struct {
+		*TaskTask
+		graphql.NoUnmarshalJSON
+	}
+	firstPass.TaskTask = v
+
+	err := json.Unmarshal(b, &firstPass)
+	if err != nil {
+		return err
+	}
+
+	err = json.Unmarshal(
+		b, &v.TaskFields)
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+type __premarshalTaskTask struct {
+	Id string `json:"id"`
+
+	Name string `json:"name"`
+
+	State string `json:"state"`
+
+	Assignee *string `json:"assignee"`
+
+	Owner *string `json:"owner"`
+
+	Role *string `json:"role"`
+
+	DueDate *time.Time `json:"dueDate"`
+
+	Input json.RawMessage `json:"input"`
+
+	Output json.RawMessage `json:"output"`
+
+	TaskModel *json.RawMessage `json:"taskModel"`
+
+	MayPerform bool `json:"mayPerform"`
+
+	CaseName string `json:"caseName"`
+
+	Case TaskFieldsCase `json:"case"`
+
+	PlanItem TaskFieldsPlanItem `json:"planItem"`
+}
+
+func (v *TaskTask) MarshalJSON() ([]byte, error) {
+	premarshaled, err := v.__premarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(premarshaled)
+}
+
+func (v *TaskTask) __premarshalJSON() (*__premarshalTaskTask, error) {
+	var retval __premarshalTaskTask
+
+	retval.Id = v.TaskFields.Id
+	retval.Name = v.TaskFields.Name
+	retval.State = v.TaskFields.State
+	retval.Assignee = v.TaskFields.Assignee
+	retval.Owner = v.TaskFields.Owner
+	retval.Role = v.TaskFields.Role
+	retval.DueDate = v.TaskFields.DueDate
+	retval.Input = v.TaskFields.Input
+	retval.Output = v.TaskFields.Output
+	retval.TaskModel = v.TaskFields.TaskModel
+	retval.MayPerform = v.TaskFields.MayPerform
+	retval.CaseName = v.TaskFields.CaseName
+	retval.Case = v.TaskFields.Case
+	retval.PlanItem = v.TaskFields.PlanItem
+	return &retval, nil
+}
+
+// TasksResponse is returned by Tasks on success.
+type TasksResponse struct {
+	// The caller's task inbox: tasks of its cases, of roles it holds there, without
+	// a role, or (as owner) all; with an assignee filter, every task of its cases
+	// assigned to that user. Newest change first unless sorted otherwise.
+	Tasks TasksTasksTaskConnection `json:"tasks"`
+}
+
+// GetTasks returns TasksResponse.Tasks, and is useful for accessing the field via an interface.
+func (v *TasksResponse) GetTasks() TasksTasksTaskConnection { return v.Tasks }
+
+// TasksTasksTaskConnection includes the requested fields of the GraphQL type TaskConnection.
+type TasksTasksTaskConnection struct {
+	Edges    []TasksTasksTaskConnectionEdgesTaskEdge `json:"edges"`
+	PageInfo TasksTasksTaskConnectionPageInfo        `json:"pageInfo"`
+}
+
+// GetEdges returns TasksTasksTaskConnection.Edges, and is useful for accessing the field via an interface.
+func (v *TasksTasksTaskConnection) GetEdges() []TasksTasksTaskConnectionEdgesTaskEdge { return v.Edges }
+
+// GetPageInfo returns TasksTasksTaskConnection.PageInfo, and is useful for accessing the field via an interface.
+func (v *TasksTasksTaskConnection) GetPageInfo() TasksTasksTaskConnectionPageInfo { return v.PageInfo }
+
+// TasksTasksTaskConnectionEdgesTaskEdge includes the requested fields of the GraphQL type TaskEdge.
+type TasksTasksTaskConnectionEdgesTaskEdge struct {
+	Cursor string                                        `json:"cursor"`
+	Node   TasksTasksTaskConnectionEdgesTaskEdgeNodeTask `json:"node"`
+}
+
+// GetCursor returns TasksTasksTaskConnectionEdgesTaskEdge.Cursor, and is useful for accessing the field via an interface.
+func (v *TasksTasksTaskConnectionEdgesTaskEdge) GetCursor() string { return v.Cursor }
+
+// GetNode returns TasksTasksTaskConnectionEdgesTaskEdge.Node, and is useful for accessing the field via an interface.
+func (v *TasksTasksTaskConnectionEdgesTaskEdge) GetNode() TasksTasksTaskConnectionEdgesTaskEdgeNodeTask {
+	return v.Node
+}
+
+// TasksTasksTaskConnectionEdgesTaskEdgeNodeTask includes the requested fields of the GraphQL type Task.
+// The GraphQL type's documentation follows.
+//
+// A human task: its workflow state apart from its plan item's CMMN state.
+type TasksTasksTaskConnectionEdgesTaskEdgeNodeTask struct {
+	TaskFields `json:"-"`
+}
+
+// GetId returns TasksTasksTaskConnectionEdgesTaskEdgeNodeTask.Id, and is useful for accessing the field via an interface.
+func (v *TasksTasksTaskConnectionEdgesTaskEdgeNodeTask) GetId() string { return v.TaskFields.Id }
+
+// GetName returns TasksTasksTaskConnectionEdgesTaskEdgeNodeTask.Name, and is useful for accessing the field via an interface.
+func (v *TasksTasksTaskConnectionEdgesTaskEdgeNodeTask) GetName() string { return v.TaskFields.Name }
+
+// GetState returns TasksTasksTaskConnectionEdgesTaskEdgeNodeTask.State, and is useful for accessing the field via an interface.
+func (v *TasksTasksTaskConnectionEdgesTaskEdgeNodeTask) GetState() string { return v.TaskFields.State }
+
+// GetAssignee returns TasksTasksTaskConnectionEdgesTaskEdgeNodeTask.Assignee, and is useful for accessing the field via an interface.
+func (v *TasksTasksTaskConnectionEdgesTaskEdgeNodeTask) GetAssignee() *string {
+	return v.TaskFields.Assignee
+}
+
+// GetOwner returns TasksTasksTaskConnectionEdgesTaskEdgeNodeTask.Owner, and is useful for accessing the field via an interface.
+func (v *TasksTasksTaskConnectionEdgesTaskEdgeNodeTask) GetOwner() *string { return v.TaskFields.Owner }
+
+// GetRole returns TasksTasksTaskConnectionEdgesTaskEdgeNodeTask.Role, and is useful for accessing the field via an interface.
+func (v *TasksTasksTaskConnectionEdgesTaskEdgeNodeTask) GetRole() *string { return v.TaskFields.Role }
+
+// GetDueDate returns TasksTasksTaskConnectionEdgesTaskEdgeNodeTask.DueDate, and is useful for accessing the field via an interface.
+func (v *TasksTasksTaskConnectionEdgesTaskEdgeNodeTask) GetDueDate() *time.Time {
+	return v.TaskFields.DueDate
+}
+
+// GetInput returns TasksTasksTaskConnectionEdgesTaskEdgeNodeTask.Input, and is useful for accessing the field via an interface.
+func (v *TasksTasksTaskConnectionEdgesTaskEdgeNodeTask) GetInput() json.RawMessage {
+	return v.TaskFields.Input
+}
+
+// GetOutput returns TasksTasksTaskConnectionEdgesTaskEdgeNodeTask.Output, and is useful for accessing the field via an interface.
+func (v *TasksTasksTaskConnectionEdgesTaskEdgeNodeTask) GetOutput() json.RawMessage {
+	return v.TaskFields.Output
+}
+
+// GetTaskModel returns TasksTasksTaskConnectionEdgesTaskEdgeNodeTask.TaskModel, and is useful for accessing the field via an interface.
+func (v *TasksTasksTaskConnectionEdgesTaskEdgeNodeTask) GetTaskModel() *json.RawMessage {
+	return v.TaskFields.TaskModel
+}
+
+// GetMayPerform returns TasksTasksTaskConnectionEdgesTaskEdgeNodeTask.MayPerform, and is useful for accessing the field via an interface.
+func (v *TasksTasksTaskConnectionEdgesTaskEdgeNodeTask) GetMayPerform() bool {
+	return v.TaskFields.MayPerform
+}
+
+// GetCaseName returns TasksTasksTaskConnectionEdgesTaskEdgeNodeTask.CaseName, and is useful for accessing the field via an interface.
+func (v *TasksTasksTaskConnectionEdgesTaskEdgeNodeTask) GetCaseName() string {
+	return v.TaskFields.CaseName
+}
+
+// GetCase returns TasksTasksTaskConnectionEdgesTaskEdgeNodeTask.Case, and is useful for accessing the field via an interface.
+func (v *TasksTasksTaskConnectionEdgesTaskEdgeNodeTask) GetCase() TaskFieldsCase {
+	return v.TaskFields.Case
+}
+
+// GetPlanItem returns TasksTasksTaskConnectionEdgesTaskEdgeNodeTask.PlanItem, and is useful for accessing the field via an interface.
+func (v *TasksTasksTaskConnectionEdgesTaskEdgeNodeTask) GetPlanItem() TaskFieldsPlanItem {
+	return v.TaskFields.PlanItem
+}
+
+func (v *TasksTasksTaskConnectionEdgesTaskEdgeNodeTask) UnmarshalJSON(b []byte) error {
+
+	if string(b) == "null" {
+		return nil
+	}
+
+	var firstPass struct {
+		*TasksTasksTaskConnectionEdgesTaskEdgeNodeTask
+		graphql.NoUnmarshalJSON
+	}
+	firstPass.TasksTasksTaskConnectionEdgesTaskEdgeNodeTask = v
+
+	err := json.Unmarshal(b, &firstPass)
+	if err != nil {
+		return err
+	}
+
+	err = json.Unmarshal(
+		b, &v.TaskFields)
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+type __premarshalTasksTasksTaskConnectionEdgesTaskEdgeNodeTask struct {
+	Id string `json:"id"`
+
+	Name string `json:"name"`
+
+	State string `json:"state"`
+
+	Assignee *string `json:"assignee"`
+
+	Owner *string `json:"owner"`
+
+	Role *string `json:"role"`
+
+	DueDate *time.Time `json:"dueDate"`
+
+	Input json.RawMessage `json:"input"`
+
+	Output json.RawMessage `json:"output"`
+
+	TaskModel *json.RawMessage `json:"taskModel"`
+
+	MayPerform bool `json:"mayPerform"`
+
+	CaseName string `json:"caseName"`
+
+	Case TaskFieldsCase `json:"case"`
+
+	PlanItem TaskFieldsPlanItem `json:"planItem"`
+}
+
+func (v *TasksTasksTaskConnectionEdgesTaskEdgeNodeTask) MarshalJSON() ([]byte, error) {
+	premarshaled, err := v.__premarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(premarshaled)
+}
+
+func (v *TasksTasksTaskConnectionEdgesTaskEdgeNodeTask) __premarshalJSON() (*__premarshalTasksTasksTaskConnectionEdgesTaskEdgeNodeTask, error) {
+	var retval __premarshalTasksTasksTaskConnectionEdgesTaskEdgeNodeTask
+
+	retval.Id = v.TaskFields.Id
+	retval.Name = v.TaskFields.Name
+	retval.State = v.TaskFields.State
+	retval.Assignee = v.TaskFields.Assignee
+	retval.Owner = v.TaskFields.Owner
+	retval.Role = v.TaskFields.Role
+	retval.DueDate = v.TaskFields.DueDate
+	retval.Input = v.TaskFields.Input
+	retval.Output = v.TaskFields.Output
+	retval.TaskModel = v.TaskFields.TaskModel
+	retval.MayPerform = v.TaskFields.MayPerform
+	retval.CaseName = v.TaskFields.CaseName
+	retval.Case = v.TaskFields.Case
+	retval.PlanItem = v.TaskFields.PlanItem
+	return &retval, nil
+}
+
+// TasksTasksTaskConnectionPageInfo includes the requested fields of the GraphQL type PageInfo.
+type TasksTasksTaskConnectionPageInfo struct {
+	HasNextPage bool    `json:"hasNextPage"`
+	EndCursor   *string `json:"endCursor"`
+}
+
+// GetHasNextPage returns TasksTasksTaskConnectionPageInfo.HasNextPage, and is useful for accessing the field via an interface.
+func (v *TasksTasksTaskConnectionPageInfo) GetHasNextPage() bool { return v.HasNextPage }
+
+// GetEndCursor returns TasksTasksTaskConnectionPageInfo.EndCursor, and is useful for accessing the field via an interface.
+func (v *TasksTasksTaskConnectionPageInfo) GetEndCursor() *string { return v.EndCursor }
 
 // TenantOwnersResponse is returned by TenantOwners on success.
 type TenantOwnersResponse struct {
@@ -2239,6 +3888,44 @@ func (v *ValidateDefinitionValidateDefinitionDefinitionValidation) GetProblems()
 	return v.Problems
 }
 
+// ValidateTaskOutputResponse is returned by ValidateTaskOutput on success.
+type ValidateTaskOutputResponse struct {
+	// Check output as completing the task would, with its validator when it has one.
+	ValidateTaskOutput ValidateTaskOutputValidateTaskOutputTaskValidation `json:"validateTaskOutput"`
+}
+
+// GetValidateTaskOutput returns ValidateTaskOutputResponse.ValidateTaskOutput, and is useful for accessing the field via an interface.
+func (v *ValidateTaskOutputResponse) GetValidateTaskOutput() ValidateTaskOutputValidateTaskOutputTaskValidation {
+	return v.ValidateTaskOutput
+}
+
+// ValidateTaskOutputValidateTaskOutputTaskValidation includes the requested fields of the GraphQL type TaskValidation.
+type ValidateTaskOutputValidateTaskOutputTaskValidation struct {
+	Valid bool `json:"valid"`
+	// The validator's answer; empty when valid.
+	Result json.RawMessage `json:"result"`
+}
+
+// GetValid returns ValidateTaskOutputValidateTaskOutputTaskValidation.Valid, and is useful for accessing the field via an interface.
+func (v *ValidateTaskOutputValidateTaskOutputTaskValidation) GetValid() bool { return v.Valid }
+
+// GetResult returns ValidateTaskOutputValidateTaskOutputTaskValidation.Result, and is useful for accessing the field via an interface.
+func (v *ValidateTaskOutputValidateTaskOutputTaskValidation) GetResult() json.RawMessage {
+	return v.Result
+}
+
+// __AssignTaskInput is used internally by genqlient
+type __AssignTaskInput struct {
+	Id       string `json:"id"`
+	Assignee string `json:"assignee"`
+}
+
+// GetId returns __AssignTaskInput.Id, and is useful for accessing the field via an interface.
+func (v *__AssignTaskInput) GetId() string { return v.Id }
+
+// GetAssignee returns __AssignTaskInput.Assignee, and is useful for accessing the field via an interface.
+func (v *__AssignTaskInput) GetAssignee() string { return v.Assignee }
+
 // __CaseInput is used internally by genqlient
 type __CaseInput struct {
 	Id string `json:"id"`
@@ -2246,6 +3933,14 @@ type __CaseInput struct {
 
 // GetId returns __CaseInput.Id, and is useful for accessing the field via an interface.
 func (v *__CaseInput) GetId() string { return v.Id }
+
+// __CaseTasksInput is used internally by genqlient
+type __CaseTasksInput struct {
+	Id string `json:"id"`
+}
+
+// GetId returns __CaseTasksInput.Id, and is useful for accessing the field via an interface.
+func (v *__CaseTasksInput) GetId() string { return v.Id }
 
 // __CaseTeamInput is used internally by genqlient
 type __CaseTeamInput struct {
@@ -2278,6 +3973,26 @@ func (v *__CasesInput) GetFirst() *int { return v.First }
 
 // GetAfter returns __CasesInput.After, and is useful for accessing the field via an interface.
 func (v *__CasesInput) GetAfter() *string { return v.After }
+
+// __ClaimTaskInput is used internally by genqlient
+type __ClaimTaskInput struct {
+	Id string `json:"id"`
+}
+
+// GetId returns __ClaimTaskInput.Id, and is useful for accessing the field via an interface.
+func (v *__ClaimTaskInput) GetId() string { return v.Id }
+
+// __CompleteTaskInput is used internally by genqlient
+type __CompleteTaskInput struct {
+	Id     string           `json:"id"`
+	Output *json.RawMessage `json:"output"`
+}
+
+// GetId returns __CompleteTaskInput.Id, and is useful for accessing the field via an interface.
+func (v *__CompleteTaskInput) GetId() string { return v.Id }
+
+// GetOutput returns __CompleteTaskInput.Output, and is useful for accessing the field via an interface.
+func (v *__CompleteTaskInput) GetOutput() *json.RawMessage { return v.Output }
 
 // __CreateCaseFileItemInput is used internally by genqlient
 type __CreateCaseFileItemInput struct {
@@ -2322,6 +4037,18 @@ type __DefinitionsInput struct {
 
 // GetTenant returns __DefinitionsInput.Tenant, and is useful for accessing the field via an interface.
 func (v *__DefinitionsInput) GetTenant() *string { return v.Tenant }
+
+// __DelegateTaskInput is used internally by genqlient
+type __DelegateTaskInput struct {
+	Id       string `json:"id"`
+	Assignee string `json:"assignee"`
+}
+
+// GetId returns __DelegateTaskInput.Id, and is useful for accessing the field via an interface.
+func (v *__DelegateTaskInput) GetId() string { return v.Id }
+
+// GetAssignee returns __DelegateTaskInput.Assignee, and is useful for accessing the field via an interface.
+func (v *__DelegateTaskInput) GetAssignee() string { return v.Assignee }
 
 // __DeleteCaseFileItemInput is used internally by genqlient
 type __DeleteCaseFileItemInput struct {
@@ -2399,6 +4126,26 @@ type __NestedCasesInput struct {
 // GetFirst returns __NestedCasesInput.First, and is useful for accessing the field via an interface.
 func (v *__NestedCasesInput) GetFirst() *int { return v.First }
 
+// __PlanDiscretionaryItemInput is used internally by genqlient
+type __PlanDiscretionaryItemInput struct {
+	CaseId       string  `json:"caseId"`
+	ParentId     string  `json:"parentId"`
+	DefinitionId string  `json:"definitionId"`
+	PlanItemId   *string `json:"planItemId"`
+}
+
+// GetCaseId returns __PlanDiscretionaryItemInput.CaseId, and is useful for accessing the field via an interface.
+func (v *__PlanDiscretionaryItemInput) GetCaseId() string { return v.CaseId }
+
+// GetParentId returns __PlanDiscretionaryItemInput.ParentId, and is useful for accessing the field via an interface.
+func (v *__PlanDiscretionaryItemInput) GetParentId() string { return v.ParentId }
+
+// GetDefinitionId returns __PlanDiscretionaryItemInput.DefinitionId, and is useful for accessing the field via an interface.
+func (v *__PlanDiscretionaryItemInput) GetDefinitionId() string { return v.DefinitionId }
+
+// GetPlanItemId returns __PlanDiscretionaryItemInput.PlanItemId, and is useful for accessing the field via an interface.
+func (v *__PlanDiscretionaryItemInput) GetPlanItemId() *string { return v.PlanItemId }
+
 // __PlanItemInput is used internally by genqlient
 type __PlanItemInput struct {
 	Id string `json:"id"`
@@ -2475,6 +4222,26 @@ func (v *__ReplaceTenantUsersInput) GetTenant() string { return v.Tenant }
 // GetUsers returns __ReplaceTenantUsersInput.Users, and is useful for accessing the field via an interface.
 func (v *__ReplaceTenantUsersInput) GetUsers() []TenantUserInput { return v.Users }
 
+// __RevokeTaskInput is used internally by genqlient
+type __RevokeTaskInput struct {
+	Id string `json:"id"`
+}
+
+// GetId returns __RevokeTaskInput.Id, and is useful for accessing the field via an interface.
+func (v *__RevokeTaskInput) GetId() string { return v.Id }
+
+// __SaveTaskOutputInput is used internally by genqlient
+type __SaveTaskOutputInput struct {
+	Id     string          `json:"id"`
+	Output json.RawMessage `json:"output"`
+}
+
+// GetId returns __SaveTaskOutputInput.Id, and is useful for accessing the field via an interface.
+func (v *__SaveTaskOutputInput) GetId() string { return v.Id }
+
+// GetOutput returns __SaveTaskOutputInput.Output, and is useful for accessing the field via an interface.
+func (v *__SaveTaskOutputInput) GetOutput() json.RawMessage { return v.Output }
+
 // __SetCaseTeamInput is used internally by genqlient
 type __SetCaseTeamInput struct {
 	CaseId  string                `json:"caseId"`
@@ -2506,6 +4273,30 @@ type __StartCaseInput struct {
 
 // GetInput returns __StartCaseInput.Input, and is useful for accessing the field via an interface.
 func (v *__StartCaseInput) GetInput() StartCaseInput { return v.Input }
+
+// __TaskInput is used internally by genqlient
+type __TaskInput struct {
+	Id string `json:"id"`
+}
+
+// GetId returns __TaskInput.Id, and is useful for accessing the field via an interface.
+func (v *__TaskInput) GetId() string { return v.Id }
+
+// __TasksInput is used internally by genqlient
+type __TasksInput struct {
+	Filter *TaskFilter `json:"filter"`
+	First  *int        `json:"first"`
+	After  *string     `json:"after"`
+}
+
+// GetFilter returns __TasksInput.Filter, and is useful for accessing the field via an interface.
+func (v *__TasksInput) GetFilter() *TaskFilter { return v.Filter }
+
+// GetFirst returns __TasksInput.First, and is useful for accessing the field via an interface.
+func (v *__TasksInput) GetFirst() *int { return v.First }
+
+// GetAfter returns __TasksInput.After, and is useful for accessing the field via an interface.
+func (v *__TasksInput) GetAfter() *string { return v.After }
 
 // __TenantInput is used internally by genqlient
 type __TenantInput struct {
@@ -2571,6 +4362,76 @@ type __ValidateDefinitionInput struct {
 // GetXml returns __ValidateDefinitionInput.Xml, and is useful for accessing the field via an interface.
 func (v *__ValidateDefinitionInput) GetXml() string { return v.Xml }
 
+// __ValidateTaskOutputInput is used internally by genqlient
+type __ValidateTaskOutputInput struct {
+	Id     string          `json:"id"`
+	Output json.RawMessage `json:"output"`
+}
+
+// GetId returns __ValidateTaskOutputInput.Id, and is useful for accessing the field via an interface.
+func (v *__ValidateTaskOutputInput) GetId() string { return v.Id }
+
+// GetOutput returns __ValidateTaskOutputInput.Output, and is useful for accessing the field via an interface.
+func (v *__ValidateTaskOutputInput) GetOutput() json.RawMessage { return v.Output }
+
+// The mutation executed by AssignTask.
+const AssignTask_Operation = `
+mutation AssignTask ($id: ID!, $assignee: String!) {
+	assignTask(id: $id, assignee: $assignee) {
+		... TaskFields
+	}
+}
+fragment TaskFields on Task {
+	id
+	name
+	state
+	assignee
+	owner
+	role
+	dueDate
+	input
+	output
+	taskModel
+	mayPerform
+	caseName
+	case {
+		id
+		state
+	}
+	planItem {
+		id
+		state
+	}
+}
+`
+
+func AssignTask(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	id string,
+	assignee string,
+) (data_ *AssignTaskResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "AssignTask",
+		Query:  AssignTask_Operation,
+		Variables: &__AssignTaskInput{
+			Id:       id,
+			Assignee: assignee,
+		},
+	}
+
+	data_ = &AssignTaskResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
 // The query executed by Case.
 const Case_Operation = `
 query Case ($id: ID!) {
@@ -2625,6 +4486,75 @@ func Case(
 	}
 
 	data_ = &CaseResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The query executed by CaseTasks.
+const CaseTasks_Operation = `
+query CaseTasks ($id: ID!) {
+	case(id: $id) {
+		id
+		tasks {
+			... TaskFields
+		}
+		discretionaryItems {
+			name
+			definitionId
+			type
+			parent {
+				id
+				name
+				type
+			}
+		}
+	}
+}
+fragment TaskFields on Task {
+	id
+	name
+	state
+	assignee
+	owner
+	role
+	dueDate
+	input
+	output
+	taskModel
+	mayPerform
+	caseName
+	case {
+		id
+		state
+	}
+	planItem {
+		id
+		state
+	}
+}
+`
+
+func CaseTasks(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	id string,
+) (data_ *CaseTasksResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "CaseTasks",
+		Query:  CaseTasks_Operation,
+		Variables: &__CaseTasksInput{
+			Id: id,
+		},
+	}
+
+	data_ = &CaseTasksResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(
@@ -2768,6 +4698,120 @@ func Cases(
 	}
 
 	data_ = &CasesResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The mutation executed by ClaimTask.
+const ClaimTask_Operation = `
+mutation ClaimTask ($id: ID!) {
+	claimTask(id: $id) {
+		... TaskFields
+	}
+}
+fragment TaskFields on Task {
+	id
+	name
+	state
+	assignee
+	owner
+	role
+	dueDate
+	input
+	output
+	taskModel
+	mayPerform
+	caseName
+	case {
+		id
+		state
+	}
+	planItem {
+		id
+		state
+	}
+}
+`
+
+func ClaimTask(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	id string,
+) (data_ *ClaimTaskResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "ClaimTask",
+		Query:  ClaimTask_Operation,
+		Variables: &__ClaimTaskInput{
+			Id: id,
+		},
+	}
+
+	data_ = &ClaimTaskResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The mutation executed by CompleteTask.
+const CompleteTask_Operation = `
+mutation CompleteTask ($id: ID!, $output: JSON) {
+	completeTask(id: $id, output: $output) {
+		... TaskFields
+	}
+}
+fragment TaskFields on Task {
+	id
+	name
+	state
+	assignee
+	owner
+	role
+	dueDate
+	input
+	output
+	taskModel
+	mayPerform
+	caseName
+	case {
+		id
+		state
+	}
+	planItem {
+		id
+		state
+	}
+}
+`
+
+func CompleteTask(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	id string,
+	output *json.RawMessage,
+) (data_ *CompleteTaskResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "CompleteTask",
+		Query:  CompleteTask_Operation,
+		Variables: &__CompleteTaskInput{
+			Id:     id,
+			Output: output,
+		},
+	}
+
+	data_ = &CompleteTaskResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(
@@ -2929,6 +4973,64 @@ func Definitions(
 	}
 
 	data_ = &DefinitionsResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The mutation executed by DelegateTask.
+const DelegateTask_Operation = `
+mutation DelegateTask ($id: ID!, $assignee: String!) {
+	delegateTask(id: $id, assignee: $assignee) {
+		... TaskFields
+	}
+}
+fragment TaskFields on Task {
+	id
+	name
+	state
+	assignee
+	owner
+	role
+	dueDate
+	input
+	output
+	taskModel
+	mayPerform
+	caseName
+	case {
+		id
+		state
+	}
+	planItem {
+		id
+		state
+	}
+}
+`
+
+func DelegateTask(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	id string,
+	assignee string,
+) (data_ *DelegateTaskResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "DelegateTask",
+		Query:  DelegateTask_Operation,
+		Variables: &__DelegateTaskInput{
+			Id:       id,
+			Assignee: assignee,
+		},
+	}
+
+	data_ = &DelegateTaskResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(
@@ -3281,6 +5383,57 @@ func NestedCases(
 	return data_, err_
 }
 
+// The mutation executed by PlanDiscretionaryItem.
+const PlanDiscretionaryItem_Operation = `
+mutation PlanDiscretionaryItem ($caseId: ID!, $parentId: ID!, $definitionId: String!, $planItemId: String) {
+	planDiscretionaryItem(caseId: $caseId, parentId: $parentId, definitionId: $definitionId, planItemId: $planItemId) {
+		id
+		name
+		state
+		type
+		case {
+			id
+			planItems {
+				id
+				name
+				state
+			}
+		}
+	}
+}
+`
+
+func PlanDiscretionaryItem(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	caseId string,
+	parentId string,
+	definitionId string,
+	planItemId *string,
+) (data_ *PlanDiscretionaryItemResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "PlanDiscretionaryItem",
+		Query:  PlanDiscretionaryItem_Operation,
+		Variables: &__PlanDiscretionaryItemInput{
+			CaseId:       caseId,
+			ParentId:     parentId,
+			DefinitionId: definitionId,
+			PlanItemId:   planItemId,
+		},
+	}
+
+	data_ = &PlanDiscretionaryItemResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
 // The query executed by PlanItem.
 const PlanItem_Operation = `
 query PlanItem ($id: ID!) {
@@ -3577,6 +5730,120 @@ func ReplaceTenantUsers(
 	return data_, err_
 }
 
+// The mutation executed by RevokeTask.
+const RevokeTask_Operation = `
+mutation RevokeTask ($id: ID!) {
+	revokeTask(id: $id) {
+		... TaskFields
+	}
+}
+fragment TaskFields on Task {
+	id
+	name
+	state
+	assignee
+	owner
+	role
+	dueDate
+	input
+	output
+	taskModel
+	mayPerform
+	caseName
+	case {
+		id
+		state
+	}
+	planItem {
+		id
+		state
+	}
+}
+`
+
+func RevokeTask(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	id string,
+) (data_ *RevokeTaskResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "RevokeTask",
+		Query:  RevokeTask_Operation,
+		Variables: &__RevokeTaskInput{
+			Id: id,
+		},
+	}
+
+	data_ = &RevokeTaskResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The mutation executed by SaveTaskOutput.
+const SaveTaskOutput_Operation = `
+mutation SaveTaskOutput ($id: ID!, $output: JSON!) {
+	saveTaskOutput(id: $id, output: $output) {
+		... TaskFields
+	}
+}
+fragment TaskFields on Task {
+	id
+	name
+	state
+	assignee
+	owner
+	role
+	dueDate
+	input
+	output
+	taskModel
+	mayPerform
+	caseName
+	case {
+		id
+		state
+	}
+	planItem {
+		id
+		state
+	}
+}
+`
+
+func SaveTaskOutput(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	id string,
+	output json.RawMessage,
+) (data_ *SaveTaskOutputResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "SaveTaskOutput",
+		Query:  SaveTaskOutput_Operation,
+		Variables: &__SaveTaskOutputInput{
+			Id:     id,
+			Output: output,
+		},
+	}
+
+	data_ = &SaveTaskOutputResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
 // The mutation executed by SetCaseTeam.
 const SetCaseTeam_Operation = `
 mutation SetCaseTeam ($caseId: ID!, $members: [CaseTeamMemberInput!]!) {
@@ -3703,6 +5970,131 @@ func StartCase(
 	}
 
 	data_ = &StartCaseResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The query executed by Task.
+const Task_Operation = `
+query Task ($id: ID!) {
+	task(id: $id) {
+		... TaskFields
+	}
+}
+fragment TaskFields on Task {
+	id
+	name
+	state
+	assignee
+	owner
+	role
+	dueDate
+	input
+	output
+	taskModel
+	mayPerform
+	caseName
+	case {
+		id
+		state
+	}
+	planItem {
+		id
+		state
+	}
+}
+`
+
+func Task(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	id string,
+) (data_ *TaskResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "Task",
+		Query:  Task_Operation,
+		Variables: &__TaskInput{
+			Id: id,
+		},
+	}
+
+	data_ = &TaskResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The query executed by Tasks.
+const Tasks_Operation = `
+query Tasks ($filter: TaskFilter, $first: Int, $after: String) {
+	tasks(filter: $filter, first: $first, after: $after) {
+		edges {
+			cursor
+			node {
+				... TaskFields
+			}
+		}
+		pageInfo {
+			hasNextPage
+			endCursor
+		}
+	}
+}
+fragment TaskFields on Task {
+	id
+	name
+	state
+	assignee
+	owner
+	role
+	dueDate
+	input
+	output
+	taskModel
+	mayPerform
+	caseName
+	case {
+		id
+		state
+	}
+	planItem {
+		id
+		state
+	}
+}
+`
+
+func Tasks(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	filter *TaskFilter,
+	first *int,
+	after *string,
+) (data_ *TasksResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "Tasks",
+		Query:  Tasks_Operation,
+		Variables: &__TasksInput{
+			Filter: filter,
+			First:  first,
+			After:  after,
+		},
+	}
+
+	data_ = &TasksResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(
@@ -3940,6 +6332,43 @@ func ValidateDefinition(
 	}
 
 	data_ = &ValidateDefinitionResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The mutation executed by ValidateTaskOutput.
+const ValidateTaskOutput_Operation = `
+mutation ValidateTaskOutput ($id: ID!, $output: JSON!) {
+	validateTaskOutput(id: $id, output: $output) {
+		valid
+		result
+	}
+}
+`
+
+func ValidateTaskOutput(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	id string,
+	output json.RawMessage,
+) (data_ *ValidateTaskOutputResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "ValidateTaskOutput",
+		Query:  ValidateTaskOutput_Operation,
+		Variables: &__ValidateTaskOutputInput{
+			Id:     id,
+			Output: output,
+		},
+	}
+
+	data_ = &ValidateTaskOutputResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(

@@ -1,0 +1,117 @@
+package resolvers
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/casegraph/casegraph/model"
+	"github.com/casegraph/casegraph/service"
+)
+
+// taskFromCase builds a task from its case's state, as the loader holds
+// it; nil when the plan item has no task (yet).
+func taskFromCase(v service.CaseView, p *service.PlanItem, caller string) *model.Task {
+	t := p.Task
+	if t == nil {
+		return nil
+	}
+	out := &model.Task{ID: p.ID, CaseID: v.Record.ID, Name: p.Name, State: string(t.State), DueDate: t.DueDate,
+		Input: nonNil(t.Input), Output: nonNil(t.Output), TaskModel: parsedTaskModel(t.TaskModel),
+		Tenant: v.Record.Tenant, CaseName: v.Record.Name, CreatedOn: p.CreatedOn.UTC(), CreatedBy: t.CreatedBy,
+		LastModified: p.LastModified.UTC(), ModifiedBy: p.ModifiedBy,
+		MayPerform: v.Actor.HasRole(t.Role) || (t.Assignee != "" && t.Assignee == caller)}
+	out.Assignee, out.Owner, out.Role = optional(t.Assignee), optional(t.Owner), optional(t.Role)
+	return out
+}
+
+// taskFromRow builds a task from the task list's row.
+func taskFromRow(t service.Task) *model.Task {
+	out := &model.Task{ID: t.ID, CaseID: t.CaseID, Name: t.TaskName, State: t.TaskState, DueDate: t.DueDate,
+		Input: rawJSON(t.Input), Output: rawJSON(t.Output), TaskModel: parsedTaskModel(t.TaskModel),
+		Tenant: t.Tenant, CaseName: t.CaseName, CreatedOn: t.CreatedOn.UTC(), CreatedBy: t.CreatedBy,
+		LastModified: t.LastModified.UTC(), ModifiedBy: t.ModifiedBy}
+	out.Assignee, out.Owner, out.Role = optional(t.Assignee), optional(t.Owner), optional(t.Role)
+	return out
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func nonNil(m map[string]any) any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+func rawJSON(s string) any {
+	var v any
+	if s == "" || json.Unmarshal([]byte(s), &v) != nil || v == nil {
+		return map[string]any{}
+	}
+	return v
+}
+
+// parsedTaskModel returns the task model as JSON when it parses, as text
+// otherwise.
+func parsedTaskModel(s string) any {
+	if s == "" {
+		return nil
+	}
+	var v any
+	if json.Unmarshal([]byte(s), &v) == nil {
+		return v
+	}
+	return s
+}
+
+// taskResult loads a task after a mutation changed its case.
+func taskResult(ctx context.Context, caseID, taskID string) (*model.Task, error) {
+	v, err := reloadCase(ctx, caseID)
+	if err != nil {
+		return nil, err
+	}
+	who, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if p := v.State.PlanItem(taskID); p != nil {
+		if t := taskFromCase(v, p, who.UserID); t != nil {
+			return t, nil
+		}
+	}
+	return nil, service.Ef("graphql.task", service.NotFound, "A task with id '%s' cannot be found.", taskID)
+}
+
+// taskMutation runs a task command and answers the task as it is after.
+func (r *mutationResolver) taskMutation(ctx context.Context, id string, run func(service.Identity) error) (*model.Task, error) {
+	who, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// The task's case is found before the command: a caller who is not in
+	// its team learns nothing, and afterwards the case is reloaded.
+	t, err := r.Service.GetTask(ctx, who, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := run(who); err != nil {
+		return nil, err
+	}
+	return taskResult(ctx, t.CaseID, id)
+}
+
+func jsonObject(v any, what string) (map[string]any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, service.Ef("graphql", service.Invalid, "%s must be a JSON object", what)
+	}
+	return m, nil
+}

@@ -1,0 +1,112 @@
+package resolvers_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/casegraph/casegraph/cmd/casegraph/server/servertest"
+	"github.com/casegraph/casegraph/graph/client"
+)
+
+func TestTaskWorkflowOverGraphQL(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		deployIncident(t, env)
+		caseID, triage := startIncident(t, env)
+		carl, bob, alice := env.GraphQL("carl"), env.GraphQL("bob"), env.GraphQL("alice")
+
+		_, err := client.ClaimTask(ctx, bob, triage)
+		expectCode(t, err, "FORBIDDEN", "ClaimTask["+triage+"]: You do not have permission to perform this operation")
+		_, err = client.ClaimTask(ctx, env.GraphQL("zed"), triage)
+		expectCode(t, err, "NOT_FOUND", "A task with id '"+triage+"' cannot be found.")
+
+		claimed, err := client.ClaimTask(ctx, carl, triage)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tk := claimed.ClaimTask; tk.State != "Assigned" || *tk.Assignee != "carl" || !tk.MayPerform || tk.Case.Id != caseID {
+			t.Fatalf("claimed = %+v", tk)
+		}
+		revoked, err := client.RevokeTask(ctx, carl, triage)
+		if err != nil || revoked.RevokeTask.State != "Unassigned" || revoked.RevokeTask.Assignee != nil {
+			t.Fatalf("revoked = %+v %v", revoked, err)
+		}
+		assigned, err := client.AssignTask(ctx, alice, triage, "nina")
+		if err != nil || *assigned.AssignTask.Assignee != "nina" {
+			t.Fatalf("assigned = %+v %v", assigned, err)
+		}
+		delegated, err := client.DelegateTask(ctx, env.GraphQL("nina"), triage, "carl")
+		if err != nil || delegated.DelegateTask.State != "Delegated" || *delegated.DelegateTask.Owner != "nina" {
+			t.Fatalf("delegated = %+v %v", delegated, err)
+		}
+		saved, err := client.SaveTaskOutput(ctx, carl, triage, json.RawMessage(`{"Notes":"checked"}`))
+		if err != nil || string(saved.SaveTaskOutput.Output) != `{"Notes":"checked"}` {
+			t.Fatalf("saved = %+v %v", saved, err)
+		}
+		v, err := client.ValidateTaskOutput(ctx, carl, triage, json.RawMessage(`{}`))
+		if err != nil || !v.ValidateTaskOutput.Valid {
+			t.Fatalf("validate = %+v %v", v, err)
+		}
+		done, err := client.CompleteTask(ctx, carl, triage, nil)
+		if err != nil || done.CompleteTask.State != "Completed" || done.CompleteTask.PlanItem.State != "Completed" {
+			t.Fatalf("completed = %+v %v", done, err)
+		}
+
+		// Fix now waits for an engineer; its required output is checked.
+		tasks, err := client.CaseTasks(ctx, bob, caseID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fix string
+		for _, tk := range tasks.Case.Tasks {
+			if tk.Name == "Fix" {
+				fix = tk.Id
+			}
+		}
+		_, err = client.CompleteTask(ctx, bob, fix, nil)
+		expectCode(t, err, "BAD_USER_INPUT", "")
+		if _, err := client.CompleteTask(ctx, bob, fix, ptr(json.RawMessage(`{"Resolution":{"Summary":"freed space"}}`))); err != nil {
+			t.Fatal(err)
+		}
+
+		// The inbox: carl's Agent tasks, filtered by state.
+		inbox, err := client.Tasks(ctx, carl, &client.TaskFilter{States: []string{"Completed"}}, ptr(10), nil)
+		if err != nil || len(inbox.Tasks.Edges) != 1 || inbox.Tasks.Edges[0].Node.Name != "Triage" {
+			t.Fatalf("carl's completed tasks = %+v %v", inbox, err)
+		}
+	})
+}
+
+func TestPlanningOverGraphQL(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		deployIncident(t, env)
+		caseID, _ := startIncident(t, env)
+		items, err := client.CaseTasks(ctx, env.GraphQL("dora"), caseID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := items.Case.DiscretionaryItems
+		if len(d) != 2 || d[0].Name != "Write post mortem" || d[0].Parent.Type != "CasePlan" {
+			t.Fatalf("dora's discretionary items = %+v", d)
+		}
+		bobs, err := client.CaseTasks(ctx, env.GraphQL("bob"), caseID)
+		if err != nil || len(bobs.Case.DiscretionaryItems) != 1 || bobs.Case.DiscretionaryItems[0].Name != "Call customer" {
+			t.Fatalf("bob's discretionary items = %+v %v", bobs, err)
+		}
+		_, err = client.PlanDiscretionaryItem(ctx, env.GraphQL("bob"), caseID, d[0].Parent.Id, "di_postmortem", nil)
+		expectCode(t, err, "BAD_USER_INPUT", "No authorization available to plan a discretionary item named 'Write post mortem'")
+		planned, err := client.PlanDiscretionaryItem(ctx, env.GraphQL("dora"), caseID, d[0].Parent.Id, "di_postmortem", ptr("pm_graphql"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := planned.PlanDiscretionaryItem; p.Id != "pm_graphql" || p.Name != "Write post mortem" || p.State != "Active" {
+			t.Fatalf("planned = %+v", p)
+		}
+		found := false
+		for _, p := range planned.PlanDiscretionaryItem.Case.PlanItems {
+			found = found || p.Id == "pm_graphql"
+		}
+		if !found {
+			t.Fatal("the planned item is not among the case's plan items")
+		}
+	})
+}

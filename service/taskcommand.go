@@ -1,0 +1,256 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/casegraph/casegraph/auth"
+	"github.com/casegraph/casegraph/db"
+	"github.com/casegraph/casegraph/engine"
+	"github.com/casegraph/casegraph/engine/cmmn"
+)
+
+// taskCommand runs a workflow command on a task of a case the caller is in
+// the team of; anyone else gets the very NotFound an unknown task id gets.
+// A command that changes nothing (claiming one's own task) succeeds.
+func (s *Service) taskCommand(ctx context.Context, op string, who auth.Identity, taskID string, cmd engine.Command) (LastModified, error) {
+	caseID, err := s.taskCase(ctx, op, who, taskID)
+	if err != nil {
+		return LastModified{}, err
+	}
+	lm, err := s.caseCommand(ctx, op, who, caseID, cmd)
+	if KindOf(err) == NotModified {
+		return LastModified{At: s.now(), ID: caseID}, nil
+	}
+	return lm, err
+}
+
+func (s *Service) taskCase(ctx context.Context, op string, who auth.Identity, taskID string) (string, error) {
+	caseID, err := db.TaskCase(ctx, s.db, who.UserID, taskID)
+	if errors.Is(err, db.ErrNotFound) {
+		return "", Ef(op, NotFound, "A task with id '%s' cannot be found.", taskID)
+	}
+	return caseID, wrap(op, err)
+}
+
+// claimGrace is how long a task someone just took stays theirs against
+// claims of others. Fifty people clicking "claim" on one task at once must
+// not pass it around fifty times: the first wins, the others are told. A
+// deliberate takeover later (the reference engine lets any role holder
+// claim a task someone else holds) still works.
+const claimGrace = 10 * time.Second
+
+// ClaimTask makes the caller the task's assignee. The caller needs the
+// task's performer role (owners manage every role). A task another user
+// took less than claimGrace ago is refused as a collision.
+func (s *Service) ClaimTask(ctx context.Context, who auth.Identity, taskID string) (LastModified, error) {
+	const op = "service.ClaimTask"
+	caseID, err := s.taskCase(ctx, op, who, taskID)
+	if err != nil {
+		return LastModified{}, err
+	}
+	lm, err := s.caseCommandIf(ctx, op, who, caseID, engine.ClaimTask{TaskID: taskID}, func(c *engine.Case) error {
+		p := c.PlanItem(taskID)
+		if p == nil || p.Task == nil || p.Task.Assignee == "" || p.Task.Assignee == who.UserID {
+			return nil
+		}
+		if s.now().Sub(p.LastModified) < claimGrace {
+			return Ef(op, Invalid, "ClaimTask[%s]: the task was just claimed by '%s'; it can be taken over from %s",
+				taskID, p.Task.Assignee, p.LastModified.Add(claimGrace).UTC().Format(time.RFC3339))
+		}
+		return nil
+	})
+	if KindOf(err) == NotModified {
+		return LastModified{At: s.now(), ID: caseID}, nil
+	}
+	return lm, err
+}
+
+// AssignTask assigns the task to assignee. The caller needs the performer
+// role; a non-owner may only assign to a user member holding it, an owner to
+// anyone (who then joins the team with the role).
+func (s *Service) AssignTask(ctx context.Context, who auth.Identity, taskID, assignee string) (LastModified, error) {
+	const op = "service.AssignTask"
+	if strings.TrimSpace(assignee) == "" {
+		return LastModified{}, E(op, Invalid, "The request content was malformed: assignee is missing")
+	}
+	return s.taskCommand(ctx, op, who, taskID, engine.AssignTask{TaskID: taskID, Assignee: assignee})
+}
+
+// DelegateTask hands the task to assignee, remembering the owner.
+func (s *Service) DelegateTask(ctx context.Context, who auth.Identity, taskID, assignee string) (LastModified, error) {
+	const op = "service.DelegateTask"
+	if strings.TrimSpace(assignee) == "" {
+		return LastModified{}, E(op, Invalid, "The request content was malformed: assignee is missing")
+	}
+	return s.taskCommand(ctx, op, who, taskID, engine.DelegateTask{TaskID: taskID, Assignee: assignee})
+}
+
+// RevokeTask takes a delegated task back to its owner, or an assigned one
+// back to nobody. The assignee may, even without the role.
+func (s *Service) RevokeTask(ctx context.Context, who auth.Identity, taskID string) (LastModified, error) {
+	return s.taskCommand(ctx, "service.RevokeTask", who, taskID, engine.RevokeTask{TaskID: taskID})
+}
+
+// CompleteTask validates output, claims the task for the caller when it is
+// not the assignee, maps the output into the case file and completes the
+// task. A task with a validator is checked by it first.
+func (s *Service) CompleteTask(ctx context.Context, who auth.Identity, taskID string, output map[string]any) (LastModified, error) {
+	const op = "service.CompleteTask"
+	result, err := s.runValidator(ctx, op, who, taskID, output)
+	if err != nil {
+		return LastModified{}, err
+	}
+	if len(result) > 0 {
+		b, _ := json.Marshal(result)
+		return LastModified{}, Ef(op, Invalid, "Output for task %s is invalid: %s", taskID, b)
+	}
+	return s.taskCommand(ctx, op, who, taskID, engine.CompleteHumanTask{PlanItemID: taskID, Output: output})
+}
+
+// SaveTaskOutput stores output on the task without completing it.
+func (s *Service) SaveTaskOutput(ctx context.Context, who auth.Identity, taskID string, output map[string]any) (LastModified, error) {
+	return s.taskCommand(ctx, "service.SaveTaskOutput", who, taskID, engine.SaveTaskOutput{TaskID: taskID, Output: output})
+}
+
+// ValidateTaskOutput checks output the way completing the task would: with
+// the task's validator service when it names one (its JSON answer is the
+// result; a non-empty object means invalid), else with the default
+// validation (an empty result when valid).
+func (s *Service) ValidateTaskOutput(ctx context.Context, who auth.Identity, taskID string, output map[string]any) (map[string]any, error) {
+	const op = "service.ValidateTaskOutput"
+	result, err := s.runValidator(ctx, op, who, taskID, output)
+	if err != nil {
+		return nil, err
+	}
+	if result == nil {
+		result = map[string]any{}
+	}
+	return result, nil
+}
+
+// runValidator checks the caller's right and the default validation in the
+// engine, then calls the task's validator service, if any, outside of any
+// transaction: a slow validator must not hold database locks.
+func (s *Service) runValidator(ctx context.Context, op string, who auth.Identity, taskID string, output map[string]any) (map[string]any, error) {
+	caseID, err := s.taskCase(ctx, op, who, taskID)
+	if err != nil {
+		return nil, err
+	}
+	ca, err := s.memberCase(ctx, s.db, op, who, caseID)
+	if err != nil {
+		return nil, err
+	}
+	def, err := s.caseDefinition(ctx, s.db, ca.rec, ca.c)
+	if err != nil {
+		return nil, wrap(op, err)
+	}
+	if err := engine.ValidateTaskOutput(def, ca.c, taskID, output, ca.actor); err != nil {
+		return nil, engineError(op, err)
+	}
+	validator := engine.TaskValidator(def, ca.c, taskID)
+	if validator == nil {
+		return nil, nil
+	}
+	task := ca.c.PlanItem(taskID)
+	metadata := map[string]any{"caseInstanceId": caseID, "taskId": taskID, "taskName": task.Name, "user": who.UserID}
+	return s.callValidator(ctx, op, validator, output, metadata)
+}
+
+// callValidator posts the output to the validator's URL and returns its
+// JSON answer. Non-2xx answers and unreachable services are Invalid.
+func (s *Service) callValidator(ctx context.Context, op string, p *cmmn.Process, output, metadata map[string]any) (map[string]any, error) {
+	impl := p.Implementation()
+	if impl == nil || impl.ChildText("url") == "" {
+		return nil, Ef(op, Invalid, "The validator %s has no URL", p.Name())
+	}
+	method := strings.ToUpper(strings.TrimSpace(impl.ChildText("method")))
+	if method == "" {
+		method = http.MethodPost
+	}
+	if output == nil {
+		output = map[string]any{}
+	}
+	var body io.Reader
+	if method == http.MethodPost || method == http.MethodPut {
+		b, err := json.Marshal(map[string]any{"task-output": output, "metadata": metadata})
+		if err != nil {
+			return nil, Ef(op, Invalid, "The task output cannot be sent to the validator: %v", err)
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSpace(impl.ChildText("url")), body)
+	if err != nil {
+		return nil, Ef(op, Invalid, "The validator %s has an invalid URL: %v", p.Name(), err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if headers := impl.Child("http-headers"); headers != nil {
+		for _, h := range headers.Children() {
+			if name := h.Attr("name"); name != "" {
+				req.Header.Set(name, strings.TrimSpace(h.Text()))
+			}
+		}
+	}
+	resp, err := s.httpClient.Do(req)
+	if err != nil {
+		return nil, Ef(op, Invalid, "The validator %s could not be reached: %v", p.Name(), err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return nil, Ef(op, Invalid, "The validator %s failed: %v", p.Name(), err)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, Ef(op, Invalid, "The validator %s failed with status %d: %s", p.Name(), resp.StatusCode, strings.TrimSpace(string(data)))
+	}
+	result := map[string]any{}
+	if len(bytes.TrimSpace(data)) > 0 {
+		if err := json.Unmarshal(data, &result); err != nil {
+			return nil, Ef(op, Invalid, "The validator %s did not answer a JSON object: %v", p.Name(), err)
+		}
+	}
+	return result, nil
+}
+
+// DiscretionaryItem is an item a team member may plan into a case now.
+type DiscretionaryItem = engine.DiscretionaryItem
+
+// DiscretionaryItems returns what the caller may plan into a case now.
+func (s *Service) DiscretionaryItems(ctx context.Context, who auth.Identity, caseID string) (CaseRecord, []DiscretionaryItem, error) {
+	const op = "service.DiscretionaryItems"
+	ca, err := s.memberCase(ctx, s.db, op, who, caseID)
+	if err != nil {
+		return CaseRecord{}, nil, err
+	}
+	def, err := s.caseDefinition(ctx, s.db, ca.rec, ca.c)
+	if err != nil {
+		return CaseRecord{}, nil, wrap(op, err)
+	}
+	items := engine.DiscretionaryItems(def, ca.c, ca.actor)
+	if items == nil {
+		items = []DiscretionaryItem{}
+	}
+	return ca.rec, items, nil
+}
+
+// PlanDiscretionaryItem plans a discretionary item under a stage or human
+// task; it returns the new plan item's id.
+func (s *Service) PlanDiscretionaryItem(ctx context.Context, who auth.Identity, caseID string, cmd engine.PlanDiscretionaryItem) (string, LastModified, error) {
+	const op = "service.PlanDiscretionaryItem"
+	if cmd.PlanItemID == "" {
+		cmd.PlanItemID = newPlanItemID()
+	} else if err := validActorID(cmd.PlanItemID); err != nil {
+		return "", LastModified{}, Ef(op, Invalid, "Invalid plan item id '%s': %v", cmd.PlanItemID, err)
+	}
+	lm, err := s.caseCommand(ctx, op, who, caseID, cmd)
+	return cmd.PlanItemID, lm, err
+}
+
+// PlanRequest is a request to plan a discretionary item.
+type PlanRequest = engine.PlanDiscretionaryItem
