@@ -66,14 +66,20 @@ func TestAuthorizationMatrixGraphQL(t *testing.T) {
 			_, err := client.UpdateCaseFileItem(ctx, c, id, "Incident", json.RawMessage(`{"Severity":1}`))
 			return err
 		}, "bob", "carl", "", "", ""},
-		{"raise user event", func(c graphql.Client, id, _ string) error { _, err := client.RaiseUserEvent(ctx, c, id, "Escalate"); return err },
+		{"raise user event", func(c graphql.Client, id, _ string) error {
+			_, err := client.RaiseUserEvent(ctx, c, id, "Escalate")
+			return err
+		},
 			"bob", "dora", "FORBIDDEN", "", ""},
 		{"upsert team", func(c graphql.Client, id, _ string) error {
 			_, err := client.UpsertCaseTeamMembers(ctx, c, id, []client.CaseTeamMemberUpdate{{MemberId: "erin"}})
 			return err
 		}, "bob", "carl", "FORBIDDEN", "FORBIDDEN", ""},
 		{"claim", func(c graphql.Client, _, task string) error { _, err := client.ClaimTask(ctx, c, task); return err }, "bob", "carl", "FORBIDDEN", "", ""},
-		{"complete", func(c graphql.Client, _, task string) error { _, err := client.CompleteTask(ctx, c, task, nil); return err }, "bob", "carl", "FORBIDDEN", "", ""},
+		{"complete", func(c graphql.Client, _, task string) error {
+			_, err := client.CompleteTask(ctx, c, task, nil)
+			return err
+		}, "bob", "carl", "FORBIDDEN", "", ""},
 		{"save", func(c graphql.Client, _, task string) error {
 			_, err := client.SaveTaskOutput(ctx, c, task, json.RawMessage(`{"Notes":"x"}`))
 			return err
