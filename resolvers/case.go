@@ -70,7 +70,7 @@ func decodeCursor(cursor string) (int, error) {
 }
 
 // maxPage bounds a page of cases.
-const maxPage = 100
+const maxPage = 1000
 
 func memberInputs(in []*model.CaseTeamMemberInput) []service.MemberInput {
 	out := make([]service.MemberInput, 0, len(in))

@@ -40,7 +40,7 @@ func createTenant(t *testing.T, env *servertest.Env, name string) {
 	}
 }
 
-func expect(t *testing.T, resp *servertest.Response, status int, body string) {
+func expect(t testing.TB, resp *servertest.Response, status int, body string) {
 	t.Helper()
 	if resp.Status != status || (body != "" && resp.Body != body) {
 		t.Fatalf("got %d %q, want %d %q", resp.Status, resp.Body, status, body)

@@ -26,7 +26,7 @@ type taskJSON struct {
 	MayPerform *bool          `json:"mayPerform"`
 }
 
-func tasksOf(t *testing.T, env *servertest.Env, user, query string) []taskJSON {
+func tasksOf(t testing.TB, env *servertest.Env, user, query string) []taskJSON {
 	t.Helper()
 	resp := env.Do(servertest.Request{Method: "GET", Path: "/tasks" + query, User: user})
 	expect(t, resp, 200, "")
