@@ -54,7 +54,9 @@ type ChangeCaseFile struct {
 
 // CompleteHumanTask completes an Active human task with output (may be
 // nil): the output is validated, mapped into the case file, and the task's
-// plan item completes.
+// plan item completes. The actor needs the performer role or must be the
+// assignee; an actor who is not the assignee claims the task first, so a
+// task is always somebody's when it completes.
 type CompleteHumanTask struct {
 	PlanItemID string
 	Output     map[string]any
@@ -94,21 +96,29 @@ type Timer struct {
 // alive and to a member who holds the task's performer role (owners manage
 // every role) or, where said, is its current assignee.
 
-// ClaimTask makes the actor the task's assignee and owner.
+// ClaimTask makes the actor the task's assignee and owner, also when
+// someone else has it. Claiming one's own task fails with ErrNoEffect.
 type ClaimTask struct{ TaskID string }
 
-// AssignTask makes Assignee the task's assignee and owner.
+// AssignTask makes Assignee the task's assignee and owner. A member who is
+// not a case owner may only assign to a user member holding the performer
+// role or owning the case; an owner may assign to anyone, who then joins
+// the team with that role.
 type AssignTask struct{ TaskID, Assignee string }
 
 // DelegateTask hands the task to Assignee; the owner stays, to get it
-// back on revoke.
+// back on revoke. The delegate must be a user member, unless a case owner
+// delegates: then the delegate joins the team without roles.
 type DelegateTask struct{ TaskID, Assignee string }
 
 // RevokeTask takes a delegated task back to its owner, or an assigned one
-// back to nobody.
+// back to nobody. The assignee may revoke without the performer role;
+// revoking an unassigned task fails with ErrNoEffect.
 type RevokeTask struct{ TaskID string }
 
-// SaveTaskOutput stores output on the task without completing it.
+// SaveTaskOutput stores output on the task without completing it or
+// validating it; completion validates. The assignee may save without the
+// performer role.
 type SaveTaskOutput struct {
 	TaskID string
 	Output map[string]any
@@ -116,7 +126,8 @@ type SaveTaskOutput struct {
 
 // PlanDiscretionaryItem plans a discretionary item into the case under the
 // stage or human task ParentID; PlanItemID, when set, is the new item's
-// id.
+// id, else Env.NewID gives one (PlannedItemID finds it in the events).
+// Name is informational: it names the item in error messages.
 type PlanDiscretionaryItem struct {
 	ParentID     string
 	DefinitionID string

@@ -57,7 +57,9 @@ const (
 	ErrNotAllowed
 	// ErrNotFound is a command on something that is not in the case.
 	ErrNotFound
-	// ErrNoEffect is a transition that changed nothing (REST answers 304).
+	// ErrNoEffect is a transition that changed nothing (REST answers
+	// 304), or a task workflow command that changed nothing (claiming
+	// one's own task), which service reports as done.
 	ErrNoEffect
 )
 

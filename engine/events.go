@@ -37,6 +37,9 @@ type PlanItemCreated struct {
 	Repeating      bool      `json:"repeating"`
 	CreatedOn      time.Time `json:"createdOn"`
 	CreatedBy      string    `json:"createdBy"`
+	// Discretionary is set for a planned discretionary item and its
+	// repetitions.
+	Discretionary bool `json:"discretionary,omitempty"`
 }
 
 // PlanItemTransitioned records a lifecycle transition of a plan item, with
@@ -93,13 +96,55 @@ type HumanTaskDueDateFilled struct {
 	DueDate time.Time `json:"dueDate"`
 }
 
-// HumanTaskAssigned records an assignment; on activation it comes from the
-// task's assignment expression.
+// HumanTaskAssigned records an assignment by AssignTask or, on
+// activation, by the task's assignment expression.
 type HumanTaskAssigned struct {
 	TaskID   string    `json:"taskId"`
 	Assignee string    `json:"assignee"`
 	Owner    string    `json:"owner"`
 	State    TaskState `json:"taskState"`
+}
+
+// HumanTaskClaimed records that a user took a task: Assignee claimed it
+// and is now its owner too.
+type HumanTaskClaimed struct {
+	TaskID   string    `json:"taskId"`
+	Assignee string    `json:"assignee"`
+	Owner    string    `json:"owner"`
+	State    TaskState `json:"taskState"`
+}
+
+// HumanTaskDelegated records that a task was handed to Assignee; Owner
+// keeps it and gets it back on revoke.
+type HumanTaskDelegated struct {
+	TaskID   string    `json:"taskId"`
+	Assignee string    `json:"assignee"`
+	Owner    string    `json:"owner"`
+	State    TaskState `json:"taskState"`
+}
+
+// HumanTaskRevoked records that a task was taken back: a delegated task
+// returns to its owner (Assignee is the owner again), an assigned one to
+// nobody (Assignee and Owner are empty).
+type HumanTaskRevoked struct {
+	TaskID   string    `json:"taskId"`
+	Assignee string    `json:"assignee"`
+	Owner    string    `json:"owner"`
+	State    TaskState `json:"taskState"`
+}
+
+// HumanTaskOwnerChanged records a new owner of a task ("" for none); it
+// follows the claim, assignment or revocation that changed it.
+type HumanTaskOwnerChanged struct {
+	TaskID string `json:"taskId"`
+	Owner  string `json:"owner"`
+}
+
+// HumanTaskOutputSaved records output stored on a task that is not
+// completed yet.
+type HumanTaskOutputSaved struct {
+	TaskID string         `json:"taskId"`
+	Output map[string]any `json:"output"`
 }
 
 // HumanTaskCompleted records the output a human task completed with.
@@ -135,7 +180,8 @@ type TimerSet struct {
 }
 
 // CaseTeamMemberSet records a user added to the team, or given a role,
-// by the engine itself (a dynamic task assignment).
+// by the engine itself: a dynamic task assignment, or an owner assigning
+// or delegating a task to someone outside the team.
 type CaseTeamMemberSet struct {
 	Member Member `json:"member"`
 }
@@ -158,6 +204,11 @@ var eventTypes = map[string]func() any{
 	"HumanTaskActivated":       func() any { return new(HumanTaskActivated) },
 	"HumanTaskDueDateFilled":   func() any { return new(HumanTaskDueDateFilled) },
 	"HumanTaskAssigned":        func() any { return new(HumanTaskAssigned) },
+	"HumanTaskClaimed":         func() any { return new(HumanTaskClaimed) },
+	"HumanTaskDelegated":       func() any { return new(HumanTaskDelegated) },
+	"HumanTaskRevoked":         func() any { return new(HumanTaskRevoked) },
+	"HumanTaskOwnerChanged":    func() any { return new(HumanTaskOwnerChanged) },
+	"HumanTaskOutputSaved":     func() any { return new(HumanTaskOutputSaved) },
 	"HumanTaskCompleted":       func() any { return new(HumanTaskCompleted) },
 	"HumanTaskSuspended":       func() any { return new(HumanTaskSuspended) },
 	"HumanTaskResumed":         func() any { return new(HumanTaskResumed) },
@@ -186,6 +237,8 @@ func DecodeEvent(typ string, payload []byte) (Event, error) {
 		x.Input = canonicalMap(x.Input)
 	case *HumanTaskCompleted:
 		x.Output = canonicalMap(x.Output)
+	case *HumanTaskOutputSaved:
+		x.Output = canonicalMap(x.Output)
 	}
 	return Event{Type: typ, Payload: derefPayload(p)}, nil
 }
@@ -207,6 +260,16 @@ func derefPayload(p any) any {
 	case *HumanTaskDueDateFilled:
 		return *x
 	case *HumanTaskAssigned:
+		return *x
+	case *HumanTaskClaimed:
+		return *x
+	case *HumanTaskDelegated:
+		return *x
+	case *HumanTaskRevoked:
+		return *x
+	case *HumanTaskOwnerChanged:
+		return *x
+	case *HumanTaskOutputSaved:
 		return *x
 	case *HumanTaskCompleted:
 		return *x
@@ -243,6 +306,16 @@ func eventName(p any) string {
 		return "HumanTaskDueDateFilled"
 	case HumanTaskAssigned:
 		return "HumanTaskAssigned"
+	case HumanTaskClaimed:
+		return "HumanTaskClaimed"
+	case HumanTaskDelegated:
+		return "HumanTaskDelegated"
+	case HumanTaskRevoked:
+		return "HumanTaskRevoked"
+	case HumanTaskOwnerChanged:
+		return "HumanTaskOwnerChanged"
+	case HumanTaskOutputSaved:
+		return "HumanTaskOutputSaved"
 	case HumanTaskCompleted:
 		return "HumanTaskCompleted"
 	case HumanTaskSuspended:

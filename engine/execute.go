@@ -138,7 +138,9 @@ func (r *run) item(id string) *PlanItem { return r.byID[id] }
 // Execute runs cmd on c, changing c in place, and returns the events it
 // produced, the last of which is CaseModified. On error c may be half
 // changed and must be discarded; the error is an *Error whose Kind says
-// why (ErrNoEffect for a transition that changed nothing).
+// why (ErrNoEffect for a transition or a workflow command that changed
+// nothing: claiming one's own task, revoking an unassigned one). The id
+// of a planned discretionary item is PlannedItemID(events).
 func Execute(def *cmmn.Case, c *Case, cmd Command, actor Actor, env Env) ([]Event, error) {
 	if def == nil || c == nil || len(c.PlanItems) == 0 || c.PlanItems[0] == nil || c.PlanItems[0].StageID != "" {
 		return nil, errorf(ErrInvalid, "The case has no definition or no case plan")
@@ -160,9 +162,19 @@ func Execute(def *cmmn.Case, c *Case, cmd Command, actor Actor, env Env) ([]Even
 		err = r.completeHumanTask(cmd)
 	case FireTimer:
 		err = r.fireTimer(cmd)
+	case ClaimTask:
+		err = r.claimTask(cmd)
+	case AssignTask:
+		err = r.assignTask(cmd)
+	case DelegateTask:
+		err = r.delegateTask(cmd)
+	case RevokeTask:
+		err = r.revokeTask(cmd)
+	case SaveTaskOutput:
+		err = r.saveTaskOutput(cmd)
+	case PlanDiscretionaryItem:
+		err = r.planDiscretionaryItem(cmd)
 	default:
-		// Later issues add team commands, the task workflow (claim,
-		// assign, delegate, revoke, save, validate) and planning here.
 		err = errorf(ErrInvalid, "The engine does not know the command %T", cmd)
 	}
 	if err == nil {

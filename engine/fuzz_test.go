@@ -8,10 +8,16 @@ import (
 
 // FuzzEventsRoundTrip checks that events survive encoding: whatever
 // DecodeEvent accepts encodes again to JSON that decodes to the same. The
-// seed corpus is the events of a whole greeting case.
+// seed corpus is the events of a whole greeting case, its task passed
+// around on the way.
 func FuzzEventsRoundTrip(f *testing.F) {
 	x := start(f, "greeting", greeting)
 	events := x.events
+	answer := x.item("Answer greeting").ID
+	events = append(events, x.do(SaveTaskOutput{TaskID: answer, Output: map[string]any{"Answer": map[string]any{"Text": 1.5}}}, bob)...)
+	events = append(events, x.do(DelegateTask{TaskID: answer, Assignee: "carol"}, alice)...)
+	events = append(events, x.do(RevokeTask{TaskID: answer}, alice)...)
+	events = append(events, x.do(ClaimTask{TaskID: answer}, alice)...)
 	events = append(events, x.do(CompleteHumanTask{PlanItemID: x.item("Answer greeting").ID,
 		Output: map[string]any{"Answer": map[string]any{"Text": "Hi", "Pleased": true}}}, bob)...)
 	events = append(events, x.do(MakeTransition{PlanItem: "Read answer", Transition: Suspend}, alice)...)

@@ -104,7 +104,8 @@ func (r *run) activate(p *PlanItem) error {
 	if assignee != "" {
 		t.Assignee, t.Owner, t.State = assignee, assignee, Assigned
 		r.emit(HumanTaskAssigned{TaskID: p.ID, Assignee: assignee, Owner: assignee, State: t.State})
-		r.addToTeam(assignee, t.Role)
+		r.workedOn(p, assignee)
+		r.addToTeam(assignee, t.Role, "IDP")
 	}
 	return nil
 }
@@ -136,10 +137,12 @@ func dueTime(v any, now time.Time) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// addToTeam makes a dynamically assigned user a member holding the task's
-// role, unless the user already owns the case or holds the role (§2.5).
-// Whether the user exists is not checked, as in the reference engine.
-func (r *run) addToTeam(user, role string) {
+// addToTeam makes a user assigned by expression or by an owner a member
+// holding the task's role, unless the user already owns the case or holds
+// the role (§2.5, reference issue #112). Whether the user exists is not
+// checked, as in the reference engine; origin is that of a new member
+// ("" leaves it to service, which knows where users come from).
+func (r *run) addToTeam(user, role, origin string) {
 	members := r.c.Team.Members
 	for i, m := range members {
 		if m.Type != UserMember || m.ID != user {
@@ -152,7 +155,7 @@ func (r *run) addToTeam(user, role string) {
 		r.emit(CaseTeamMemberSet{Member: cloneMember(members[i])})
 		return
 	}
-	m := Member{ID: user, Type: UserMember, CaseRoles: []string{}, Origin: "IDP"}
+	m := Member{ID: user, Type: UserMember, CaseRoles: []string{}, Origin: origin}
 	if role != "" {
 		m.CaseRoles = []string{role}
 	}
@@ -234,22 +237,22 @@ func (r *run) boundValue(param *cmmn.Parameter, p *PlanItem) any {
 	return nil
 }
 
-// completeHumanTask runs the CompleteHumanTask command.
+// completeHumanTask runs the CompleteHumanTask command: the actor needs
+// the performer role or must be the assignee, and the task must be Active
+// (§2.5).
 func (r *run) completeHumanTask(cmd CompleteHumanTask) error {
-	p := r.item(cmd.PlanItemID)
-	if p == nil || p.Type != string(cmmn.TypeHumanTask) {
-		return errorf(ErrNotFound, "A task with id '%s' cannot be found.", cmd.PlanItemID)
-	}
-	if !r.stageActive(p) {
+	if p := r.item(cmd.PlanItemID); p != nil && p.Type == string(cmmn.TypeHumanTask) && !r.stageActive(p) {
 		return r.stageNotActive(p, Complete)
 	}
-	if p.State != Active || p.Task == nil {
-		return errorf(ErrInvalid, "CompleteHumanTask cannot be done because task %s (%s) is in state %s", p.Name, p.ID, p.State)
+	p, err := r.performTask(cmdComplete, cmd.PlanItemID)
+	if err != nil {
+		return err
 	}
 	return r.completeTask(p, cmd.Output)
 }
 
-// completeTask validates output, maps it into the case file and then
+// completeTask validates output, claims the task for the actor when it is
+// someone else's or nobody's, maps the output into the case file and then
 // completes the task. The case file changes are told to the sentries
 // before the task completes (§4.2).
 func (r *run) completeTask(p *PlanItem, output map[string]any) error {
@@ -257,23 +260,21 @@ func (r *run) completeTask(p *PlanItem, output map[string]any) error {
 	if h == nil {
 		return errorf(ErrInvalid, "The definition of task %s is missing", p.Name)
 	}
-	norm, err := normalize(output, 0)
+	out, values, err := r.checkOutput(p, h, output)
 	if err != nil {
-		return errorf(ErrInvalid, "Output for task %s is invalid: [%v]", p.Name, err)
-	}
-	out, _ := norm.(map[string]any)
-	if out == nil {
-		out = map[string]any{}
-	}
-	values, problems := r.taskOutput(p, h, out)
-	if len(problems) > 0 {
-		return errorf(ErrInvalid, "Output for task %s is invalid: [%s]", p.Name, strings.Join(problems, ", "))
+		return err
 	}
 	if p.Task == nil {
 		// An item that became Active without activation (its definition
 		// changed) still completes.
 		p.Task = &HumanTask{State: Unassigned, Input: map[string]any{}, ActivatedOn: r.env.Now, CreatedBy: r.actor.UserID}
 	}
+	if p.Task.Assignee != r.actor.UserID {
+		// A task is always somebody's when it completes (reference
+		// issue #207): whoever completes it claims it first.
+		r.claim(p, r.actor.UserID)
+	}
+	r.workedOn(p, r.actor.UserID)
 	p.Task.Output = out
 	for _, tp := range h.Outputs() {
 		if v := values[tp]; v != nil && tp.Binding() != nil {
@@ -284,6 +285,26 @@ func (r *run) completeTask(p *PlanItem, output map[string]any) error {
 	}
 	r.enqueue(action{kind: doTransition, item: p, t: Complete})
 	return nil
+}
+
+// checkOutput is the default validation of task output: it must be JSON,
+// required output parameters must have a value and values must fit their
+// case file items. It returns the output in canonical form and the value
+// of each output parameter.
+func (r *run) checkOutput(p *PlanItem, h *cmmn.HumanTask, output map[string]any) (map[string]any, map[*cmmn.Parameter]any, error) {
+	norm, err := normalize(output, 0)
+	if err != nil {
+		return nil, nil, errorf(ErrInvalid, "Output for task %s is invalid: [%v]", p.Name, err)
+	}
+	out, _ := norm.(map[string]any)
+	if out == nil {
+		out = map[string]any{}
+	}
+	values, problems := r.taskOutput(p, h, out)
+	if len(problems) > 0 {
+		return nil, nil, errorf(ErrInvalid, "Output for task %s is invalid: [%s]", p.Name, strings.Join(problems, ", "))
+	}
+	return out, values, nil
 }
 
 // taskOutput maps the workflow output onto the task's output parameters

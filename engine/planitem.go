@@ -36,6 +36,12 @@ func (r *run) transition(p *PlanItem, t Transition, crit string) (bool, error) {
 // and makes it take Create. Its criteria are looked at when the Create
 // notice comes round, once its siblings exist too.
 func (r *run) createItem(def *cmmn.PlanItem, stage *PlanItem, index int) (*PlanItem, error) {
+	return r.createItemID(def, stage, index, "")
+}
+
+// createItemID is createItem with the new item's id given (a planned
+// discretionary item's); "" draws a fresh one.
+func (r *run) createItemID(def *cmmn.PlanItem, stage *PlanItem, index int, id string) (*PlanItem, error) {
 	p := &PlanItem{
 		DefinitionID: def.ID(),
 		Name:         def.Name(),
@@ -46,12 +52,16 @@ func (r *run) createItem(def *cmmn.PlanItem, stage *PlanItem, index int) (*PlanI
 		CreatedOn:    r.env.Now,
 		LastModified: r.env.Now,
 		ModifiedBy:   r.actor.UserID,
+		// Repetitions of a planned item are discretionary too.
+		Discretionary: def.IsDiscretionary(),
 	}
-	if stage == nil {
+	switch {
+	case stage == nil:
 		p.ID = r.c.ID
-	} else {
-		p.ID = r.newID()
-		p.StageID = stage.ID
+	case id != "":
+		p.ID, p.StageID = id, stage.ID
+	default:
+		p.ID, p.StageID = r.newID(), stage.ID
 	}
 	r.c.PlanItems = append(r.c.PlanItems, p)
 	r.index(p)
@@ -61,7 +71,7 @@ func (r *run) createItem(def *cmmn.PlanItem, stage *PlanItem, index int) (*PlanI
 	p.Repeating = def.RepetitionRule() != nil && r.holds(def.RepetitionRule(), env)
 	r.emit(PlanItemCreated{CaseInstanceID: r.c.ID, PlanItemID: p.ID, DefinitionID: p.DefinitionID, Name: p.Name,
 		Type: p.Type, StageID: p.StageID, Index: p.Index, Required: p.Required, Repeating: p.Repeating,
-		CreatedOn: p.CreatedOn, CreatedBy: r.actor.UserID})
+		Discretionary: p.Discretionary, CreatedOn: p.CreatedOn, CreatedBy: r.actor.UserID})
 	if _, err := r.transition(p, Create, ""); err != nil {
 		return nil, err
 	}

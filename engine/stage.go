@@ -1,9 +1,5 @@
 package engine
 
-import (
-	"github.com/casegraph/casegraph/engine/cmmn"
-)
-
 // autoComplete completes an active stage (or the case plan) once nothing
 // in it can still happen on its own (§4.1): no child is Active and every
 // child is semi-terminal, or with autoComplete every required child; and,
@@ -42,29 +38,4 @@ func (r *run) canCompleteManually(stage *PlanItem) bool {
 		}
 	}
 	return true
-}
-
-// plannable reports whether the stage's planning table still offers an
-// item whose applicability rules hold.
-func (r *run) plannable(stage *PlanItem, s *cmmn.Stage) bool {
-	items := s.DiscretionaryItems()
-	if len(items) == 0 {
-		return false
-	}
-	env := r.exprEnv(stage, nil)
-	for _, it := range items {
-		ok := true
-		for t := it.PlanningTable(); t != nil && ok; t = t.Parent() {
-			for _, rule := range t.ApplicabilityRules() {
-				ok = ok && r.holds(rule, env)
-			}
-		}
-		for _, rule := range it.ApplicabilityRules() {
-			ok = ok && r.holds(rule, env)
-		}
-		if ok {
-			return true
-		}
-	}
-	return false
 }

@@ -79,11 +79,15 @@ func (r *run) userTransition(p *PlanItem, t Transition) (bool, error) {
 			return false, errorf(ErrNotAllowed, "User '%s' does not have the permission to raise the event %s", r.actor.UserID, p.Name)
 		}
 	case t == Complete && p.Type == string(cmmn.TypeHumanTask) && def != nil:
-		if h, ok := def.Definition().(*cmmn.HumanTask); ok && h.Performer() != nil && !r.actor.HasRole(h.Performer().Name()) {
+		// This route answers 400, not 401, to a missing role (§1.8).
+		if !r.actor.HasRole(r.taskRole(p)) && !r.isAssignee(p) {
 			return false, errorf(ErrInvalid, "You do not have the permission to perform the task %s", p.Name)
 		}
 		if p.State != Active {
 			return false, nil
+		}
+		if err := r.pairing(cmdComplete, p, r.actor.UserID); err != nil {
+			return false, err
 		}
 		// Completing through the plan runs the task's completion, with
 		// empty output.
