@@ -173,6 +173,16 @@ type CaseWrite struct {
 	At          time.Time
 	Identifiers []Identifier
 	Timers      []engine.Timer
+	// Before, when set, is the case as the command found it: only the read
+	// rows that differ are written. Without it every read row is rewritten.
+	Before *ReadState
+}
+
+// ReadState is what a case's read rows are made of.
+type ReadState struct {
+	State       *engine.Case
+	Identifiers []Identifier
+	Timers      []engine.Timer
 }
 
 // SaveCase stores a case after a command: the case row with its snapshot
@@ -207,14 +217,28 @@ func SaveCase(ctx context.Context, idb bun.IDB, w CaseWrite) (int64, error) {
 		if n, _ := res.RowsAffected(); n == 0 {
 			return 0, ErrStaleVersion
 		}
-		if err := deleteCaseReadRows(ctx, idb, rec.ID); err != nil {
-			return 0, err
-		}
 	}
 	if err := insertEvents(ctx, idb, rec.ID, w); err != nil {
 		return 0, err
 	}
-	if err := insertCaseReadRows(ctx, idb, rec, w); err != nil {
+	after, err := buildReadRows(rec, ReadState{State: w.State, Identifiers: w.Identifiers, Timers: w.Timers})
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case rec.Version == 0:
+		err = insertReadRows(ctx, idb, after, allTables)
+	case w.Before != nil:
+		var before readRows
+		if before, err = buildReadRows(rec, *w.Before); err == nil {
+			err = writeReadRowChanges(ctx, idb, rec.ID, before, after)
+		}
+	default:
+		if err = deleteCaseReadRows(ctx, idb, rec.ID, allTables); err == nil {
+			err = insertReadRows(ctx, idb, after, allTables)
+		}
+	}
+	if err != nil {
 		return 0, err
 	}
 	return row.Version, nil
@@ -237,83 +261,6 @@ func insertEvents(ctx context.Context, idb bun.IDB, caseID string, w CaseWrite) 
 		return fmt.Errorf("db: insert case events: %w", err)
 	}
 	return nil
-}
-
-// deleteCaseReadRows clears the read tables of a case before they are
-// written anew from its state.
-func deleteCaseReadRows(ctx context.Context, idb bun.IDB, caseID string) error {
-	for _, model := range []any{(*teamRoleRow)(nil), (*teamMemberRow)(nil), (*planItemRow)(nil), (*taskRow)(nil),
-		(*caseFileRow)(nil), (*identifierRow)(nil), (*timerRow)(nil)} {
-		if _, err := idb.NewDelete().Model(model).Where("case_id = ?", caseID).Exec(ctx); err != nil {
-			return fmt.Errorf("db: clear case read rows: %w", err)
-		}
-	}
-	return nil
-}
-
-func insertCaseReadRows(ctx context.Context, idb bun.IDB, rec CaseRecord, w CaseWrite) error {
-	c := w.State
-	var members []teamMemberRow
-	var roles []teamRoleRow
-	for _, m := range c.Team.Members {
-		members = append(members, teamMemberRow{CaseID: rec.ID, MemberType: string(m.Type), MemberID: m.ID, IsOwner: m.IsOwner, Origin: m.Origin})
-		for _, r := range m.CaseRoles {
-			roles = append(roles, teamRoleRow{CaseID: rec.ID, MemberType: string(m.Type), MemberID: m.ID, Role: r})
-		}
-	}
-	var items []planItemRow
-	var tasks []taskRow
-	for i, p := range c.PlanItems {
-		items = append(items, planItemRow{ID: p.ID, CaseID: rec.ID, Position: i, DefinitionID: p.DefinitionID, Name: p.Name, Type: p.Type,
-			StageID: p.StageID, Index: p.Index, State: string(p.State), HistoryState: string(p.HistoryState), Transition: string(p.LastTransition),
-			IsRequired: p.Required, IsRepeating: p.Repeating, CreatedOn: p.CreatedOn, LastModified: p.LastModified, ModifiedBy: p.ModifiedBy})
-		if t := p.Task; t != nil {
-			input, _ := json.Marshal(nonNilMap(t.Input))
-			output, _ := json.Marshal(nonNilMap(t.Output))
-			tasks = append(tasks, taskRow{ID: p.ID, CaseID: rec.ID, Tenant: rec.Tenant, CaseName: rec.Name, TaskName: p.Name,
-				TaskState: string(t.State), Role: t.Role, Assignee: t.Assignee, Owner: t.Owner, DueDate: t.DueDate,
-				CreatedOn: p.CreatedOn, CreatedBy: t.CreatedBy, ActivatedOn: t.ActivatedOn, LastModified: p.LastModified,
-				ModifiedBy: p.ModifiedBy, Input: string(input), Output: string(output), TaskModel: t.TaskModel})
-		}
-	}
-	file, err := json.Marshal(nonNilMap(c.File))
-	if err != nil {
-		return fmt.Errorf("db: encode case file: %w", err)
-	}
-	var ids []identifierRow
-	seen := map[Identifier]bool{}
-	for _, id := range w.Identifiers {
-		if !seen[id] {
-			seen[id] = true
-			ids = append(ids, identifierRow{CaseID: rec.ID, Tenant: rec.Tenant, Name: id.Name, Value: id.Value})
-		}
-	}
-	var timers []timerRow
-	for _, t := range w.Timers {
-		timers = append(timers, timerRow{CaseID: rec.ID, PlanItemID: t.PlanItemID, DueAt: t.Due})
-	}
-	for _, rows := range []struct {
-		n     int
-		model any
-	}{
-		{len(members), &members}, {len(roles), &roles}, {len(items), &items}, {len(tasks), &tasks},
-		{1, &caseFileRow{CaseID: rec.ID, Data: string(file)}}, {len(ids), &ids}, {len(timers), &timers},
-	} {
-		if rows.n == 0 {
-			continue
-		}
-		if _, err := idb.NewInsert().Model(rows.model).Exec(ctx); err != nil {
-			return fmt.Errorf("db: insert case read rows: %w", err)
-		}
-	}
-	return nil
-}
-
-func nonNilMap(m map[string]any) map[string]any {
-	if m == nil {
-		return map[string]any{}
-	}
-	return m
 }
 
 // LoadCase returns a case's record and state.

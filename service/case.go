@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"strings"
 
@@ -102,7 +103,7 @@ func (s *Service) StartCase(ctx context.Context, who auth.Identity, in StartCase
 		}
 		rec := db.CaseRecord{ID: id, Tenant: tenant, Name: def.Name(), DefinitionName: stored.Name, DefinitionHash: stored.Hash,
 			RootCaseID: id, CreatedOn: now, CreatedBy: who.UserID}
-		if _, err := s.saveCase(ctx, tx, def, rec, c, events, who); err != nil {
+		if _, err := s.saveCase(ctx, tx, def, rec, c, events, who, nil); err != nil {
 			if errors.Is(err, db.ErrExists) {
 				return E(op, Invalid, "Failure while handling message StartCase. Check the server logs for more details")
 			}
@@ -114,8 +115,11 @@ func (s *Service) StartCase(ctx context.Context, who auth.Identity, in StartCase
 	return out, err
 }
 
-// saveCase stores a case after a command, with its read tables.
-func (s *Service) saveCase(ctx context.Context, idb bun.IDB, def *cmmn.Case, rec db.CaseRecord, c *engine.Case, events []engine.Event, who auth.Identity) (int64, error) {
+// saveCase stores a case after a command, with its read tables. before,
+// when not nil, is the case as the command found it: then only the read
+// rows that changed are written.
+func (s *Service) saveCase(ctx context.Context, idb bun.IDB, def *cmmn.Case, rec db.CaseRecord, c *engine.Case, events []engine.Event,
+	who auth.Identity, before *engine.Case) (int64, error) {
 	rec.State = string(c.State())
 	rec.Failures = c.Failures
 	rec.LastModified, rec.ModifiedBy = c.LastModified, c.ModifiedBy
@@ -130,12 +134,34 @@ func (s *Service) saveCase(ctx context.Context, idb bun.IDB, def *cmmn.Case, rec
 	if err := s.setOrigins(ctx, idb, rec.Tenant, c.Team.Members); err != nil {
 		return 0, err
 	}
+	ids := identifiersOf(def, c)
+	w := db.CaseWrite{Record: rec, State: c, Events: events, User: who.UserID, At: c.LastModified, Identifiers: ids, Timers: c.Timers()}
+	if before != nil {
+		w.Before = &db.ReadState{State: before, Identifiers: identifiersOf(def, before), Timers: before.Timers()}
+	}
+	return db.SaveCase(ctx, idb, w)
+}
+
+func identifiersOf(def *cmmn.Case, c *engine.Case) []db.Identifier {
 	var ids []db.Identifier
 	for _, bi := range engine.BusinessIdentifiers(def, c) {
 		ids = append(ids, db.Identifier{Name: bi.Name, Value: bi.Value})
 	}
-	return db.SaveCase(ctx, idb, db.CaseWrite{Record: rec, State: c, Events: events, User: who.UserID, At: c.LastModified,
-		Identifiers: ids, Timers: c.Timers()})
+	return ids
+}
+
+// cloneCase returns a deep copy of a case, to compare with after a command
+// changed the original.
+func cloneCase(c *engine.Case) (*engine.Case, error) {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	var out engine.Case
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // storedDefinitions returns the parsed definitions document with hash,
@@ -218,11 +244,15 @@ func (s *Service) caseCommandIf(ctx context.Context, op string, who auth.Identit
 		if err != nil {
 			return err
 		}
+		before, err := cloneCase(ca.c)
+		if err != nil {
+			return err
+		}
 		events, err := engine.Execute(def, ca.c, cmd, ca.actor, engine.Env{Now: s.now(), NewID: newPlanItemID})
 		if err != nil {
 			return engineError(op, err)
 		}
-		if _, err := s.saveCase(ctx, tx, def, ca.rec, ca.c, events, who); err != nil {
+		if _, err := s.saveCase(ctx, tx, def, ca.rec, ca.c, events, who, before); err != nil {
 			return err
 		}
 		lm = LastModified{At: ca.c.LastModified, ID: id}

@@ -194,6 +194,10 @@ func (s *Service) teamCommand(ctx context.Context, op string, who auth.Identity,
 		if err != nil {
 			return err
 		}
+		before, err := cloneCase(ca.c)
+		if err != nil {
+			return err
+		}
 		eventType, payload, err := change(ca, teamDefinition{c: def, tx: tx})
 		if err != nil {
 			return err
@@ -205,7 +209,7 @@ func (s *Service) teamCommand(ctx context.Context, op string, who auth.Identity,
 			{Type: "CaseModified", Payload: map[string]any{"lastModified": now, "user": who.UserID}},
 		}
 		ca.c.Sequence += int64(len(events))
-		if _, err := s.saveCase(ctx, tx, def, ca.rec, ca.c, events, who); err != nil {
+		if _, err := s.saveCase(ctx, tx, def, ca.rec, ca.c, events, who, before); err != nil {
 			return err
 		}
 		lm = LastModified{At: now, ID: caseID}

@@ -54,6 +54,10 @@ func (s *Service) fireTimer(ctx context.Context, tx bun.Tx, t db.DueTimer) error
 	if err != nil {
 		return err
 	}
+	before, err := cloneCase(c)
+	if err != nil {
+		return err
+	}
 	actor := engine.Actor{UserID: timerService.UserID, IsOwner: true}
 	events, err := engine.Execute(def, c, engine.FireTimer{PlanItemID: t.PlanItemID}, actor, engine.Env{Now: s.now(), NewID: newPlanItemID})
 	var ee *engine.Error
@@ -66,7 +70,7 @@ func (s *Service) fireTimer(ctx context.Context, tx bun.Tx, t db.DueTimer) error
 	if err != nil {
 		return err
 	}
-	_, err = s.saveCase(ctx, tx, def, rec, c, events, timerService)
+	_, err = s.saveCase(ctx, tx, def, rec, c, events, timerService, before)
 	return err
 }
 

@@ -1,0 +1,216 @@
+package db
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"github.com/uptrace/bun"
+)
+
+// readRows are the read-table rows of one case, built from its state.
+type readRows struct {
+	members []teamMemberRow
+	roles   []teamRoleRow
+	items   []planItemRow
+	tasks   []taskRow
+	file    caseFileRow
+	ids     []identifierRow
+	timers  []timerRow
+}
+
+// readTable names a read table of a case, as a bit.
+type readTable int
+
+const (
+	teamTables readTable = 1 << iota
+	itemTable
+	taskTable
+	fileTable
+	identifierTable
+	timerTable
+	allTables = teamTables | itemTable | taskTable | fileTable | identifierTable | timerTable
+)
+
+func buildReadRows(rec CaseRecord, st ReadState) (readRows, error) {
+	c := st.State
+	var r readRows
+	for _, m := range c.Team.Members {
+		r.members = append(r.members, teamMemberRow{CaseID: rec.ID, MemberType: string(m.Type), MemberID: m.ID, IsOwner: m.IsOwner, Origin: m.Origin})
+		for _, role := range m.CaseRoles {
+			r.roles = append(r.roles, teamRoleRow{CaseID: rec.ID, MemberType: string(m.Type), MemberID: m.ID, Role: role})
+		}
+	}
+	for i, p := range c.PlanItems {
+		r.items = append(r.items, planItemRow{ID: p.ID, CaseID: rec.ID, Position: i, DefinitionID: p.DefinitionID, Name: p.Name, Type: p.Type,
+			StageID: p.StageID, Index: p.Index, State: string(p.State), HistoryState: string(p.HistoryState), Transition: string(p.LastTransition),
+			IsRequired: p.Required, IsRepeating: p.Repeating, CreatedOn: p.CreatedOn, LastModified: p.LastModified, ModifiedBy: p.ModifiedBy})
+		t := p.Task
+		if t == nil {
+			continue
+		}
+		input, err := json.Marshal(nonNilMap(t.Input))
+		if err != nil {
+			return readRows{}, fmt.Errorf("db: encode task input: %w", err)
+		}
+		output, err := json.Marshal(nonNilMap(t.Output))
+		if err != nil {
+			return readRows{}, fmt.Errorf("db: encode task output: %w", err)
+		}
+		r.tasks = append(r.tasks, taskRow{ID: p.ID, CaseID: rec.ID, Tenant: rec.Tenant, CaseName: rec.Name, TaskName: p.Name,
+			TaskState: string(t.State), Role: t.Role, Assignee: t.Assignee, Owner: t.Owner, DueDate: t.DueDate,
+			CreatedOn: p.CreatedOn, CreatedBy: t.CreatedBy, ActivatedOn: t.ActivatedOn, LastModified: p.LastModified,
+			ModifiedBy: p.ModifiedBy, Input: string(input), Output: string(output), TaskModel: t.TaskModel})
+	}
+	file, err := json.Marshal(nonNilMap(c.File))
+	if err != nil {
+		return readRows{}, fmt.Errorf("db: encode case file: %w", err)
+	}
+	r.file = caseFileRow{CaseID: rec.ID, Data: string(file)}
+	seen := map[Identifier]bool{}
+	for _, id := range st.Identifiers {
+		if !seen[id] {
+			seen[id] = true
+			r.ids = append(r.ids, identifierRow{CaseID: rec.ID, Tenant: rec.Tenant, Name: id.Name, Value: id.Value})
+		}
+	}
+	for _, t := range st.Timers {
+		r.timers = append(r.timers, timerRow{CaseID: rec.ID, PlanItemID: t.PlanItemID, DueAt: t.Due})
+	}
+	return r, nil
+}
+
+// insertReadRows inserts the rows of the given tables.
+func insertReadRows(ctx context.Context, idb bun.IDB, r readRows, tables readTable) error {
+	for _, rows := range []struct {
+		table readTable
+		n     int
+		model any
+	}{
+		{teamTables, len(r.members), &r.members}, {teamTables, len(r.roles), &r.roles}, {itemTable, len(r.items), &r.items},
+		{taskTable, len(r.tasks), &r.tasks}, {fileTable, 1, &r.file}, {identifierTable, len(r.ids), &r.ids},
+		{timerTable, len(r.timers), &r.timers},
+	} {
+		if rows.n == 0 || tables&rows.table == 0 {
+			continue
+		}
+		if _, err := idb.NewInsert().Model(rows.model).Exec(ctx); err != nil {
+			return fmt.Errorf("db: insert case read rows: %w", err)
+		}
+	}
+	return nil
+}
+
+// deleteCaseReadRows clears the given read tables of a case.
+func deleteCaseReadRows(ctx context.Context, idb bun.IDB, caseID string, tables readTable) error {
+	for _, t := range []struct {
+		table readTable
+		model any
+	}{
+		{teamTables, (*teamRoleRow)(nil)}, {teamTables, (*teamMemberRow)(nil)}, {itemTable, (*planItemRow)(nil)},
+		{taskTable, (*taskRow)(nil)}, {fileTable, (*caseFileRow)(nil)}, {identifierTable, (*identifierRow)(nil)},
+		{timerTable, (*timerRow)(nil)},
+	} {
+		if tables&t.table == 0 {
+			continue
+		}
+		if _, err := idb.NewDelete().Model(t.model).Where("case_id = ?", caseID).Exec(ctx); err != nil {
+			return fmt.Errorf("db: clear case read rows: %w", err)
+		}
+	}
+	return nil
+}
+
+// writeReadRowChanges writes only what differs between the read rows of a
+// case before and after a command: a claim rewrites one task row and one
+// plan item row, not the whole case.
+func writeReadRowChanges(ctx context.Context, idb bun.IDB, caseID string, before, after readRows) error {
+	var rewrite readTable
+	if !reflect.DeepEqual(before.members, after.members) || !reflect.DeepEqual(before.roles, after.roles) {
+		rewrite |= teamTables
+	}
+	if !reflect.DeepEqual(before.ids, after.ids) {
+		rewrite |= identifierTable
+	}
+	if !reflect.DeepEqual(before.timers, after.timers) {
+		rewrite |= timerTable
+	}
+	if before.file != after.file {
+		rewrite |= fileTable
+	}
+	if err := deleteCaseReadRows(ctx, idb, caseID, rewrite); err != nil {
+		return err
+	}
+	if err := insertReadRows(ctx, idb, after, rewrite); err != nil {
+		return err
+	}
+	items, goneItems := changedRows(before.items, after.items, func(r planItemRow) string { return r.ID })
+	if err := upsertRows(ctx, idb, caseID, &items, len(items), goneItems, (*planItemRow)(nil)); err != nil {
+		return err
+	}
+	tasks, goneTasks := changedRows(before.tasks, after.tasks, func(r taskRow) string { return r.ID })
+	return upsertRows(ctx, idb, caseID, &tasks, len(tasks), goneTasks, (*taskRow)(nil))
+}
+
+// changedRows returns the rows of after that are new or differ from
+// before, and the keys of before's rows that are gone.
+func changedRows[R any](before, after []R, key func(R) string) (changed []R, gone []string) {
+	old := make(map[string]R, len(before))
+	for _, r := range before {
+		old[key(r)] = r
+	}
+	for _, r := range after {
+		k := key(r)
+		// DeepEqual: task rows hold a due date by pointer.
+		if o, ok := old[k]; !ok || !reflect.DeepEqual(o, r) {
+			changed = append(changed, r)
+		}
+		delete(old, k)
+	}
+	for k := range old {
+		gone = append(gone, k)
+	}
+	return changed, gone
+}
+
+// upsertRows writes changed rows (keyed by case_id and id) and deletes
+// the ids that are gone.
+func upsertRows(ctx context.Context, idb bun.IDB, caseID string, rows any, n int, gone []string, model any) error {
+	if len(gone) > 0 {
+		if _, err := idb.NewDelete().Model(model).Where("case_id = ? AND id IN (?)", caseID, bun.List(gone)).Exec(ctx); err != nil {
+			return fmt.Errorf("db: delete read rows: %w", err)
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	q := idb.NewInsert().Model(rows).On("CONFLICT (case_id, id) DO UPDATE")
+	for _, col := range nonKeyColumns(model) {
+		q = q.Set(col + " = EXCLUDED." + col)
+	}
+	if _, err := q.Exec(ctx); err != nil {
+		return fmt.Errorf("db: upsert read rows: %w", err)
+	}
+	return nil
+}
+
+// nonKeyColumns lists the columns of a row model other than its key.
+func nonKeyColumns(model any) []string {
+	switch model.(type) {
+	case *planItemRow:
+		return []string{"position", "definition_id", "name", "type", "stage_id", "idx", "state", "history_state", "transition",
+			"is_required", "is_repeating", "created_on", "last_modified", "modified_by"}
+	case *taskRow:
+		return []string{"tenant", "case_name", "task_name", "task_state", "role", "assignee", "owner", "due_date", "created_on",
+			"created_by", "activated_on", "last_modified", "modified_by", "input", "output", "task_model"}
+	}
+	return nil
+}
+
+func nonNilMap(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
