@@ -65,18 +65,7 @@ func ListCases(ctx context.Context, idb bun.IDB, userID string, f CaseFilter, wi
 		q = q.ExcludeColumn("snapshot")
 	}
 	q = applyCaseFilter(q, "case_row", f)
-	col, ok := CaseSortColumns[strings.ToLower(f.SortBy)]
-	if !ok {
-		col = "last_modified"
-	}
-	dir := "DESC"
-	if f.Ascending {
-		dir = "ASC"
-	}
-	q = q.OrderExpr("case_row." + col + " " + dir).OrderExpr("case_row.id " + dir).Offset(int64(max(f.Offset, 0)))
-	if f.Limit > 0 {
-		q = q.Limit(int64(f.Limit))
-	}
+	q = sortAndPage(q, "case_row", CaseSortColumns, f.SortBy, f.Ascending, f.Offset, f.Limit)
 	if err := q.Scan(ctx); err != nil {
 		return nil, fmt.Errorf("db: list cases: %w", err)
 	}
@@ -92,6 +81,25 @@ func ListCases(ctx context.Context, idb bun.IDB, userID string, f CaseFilter, wi
 		}
 	}
 	return out, nil
+}
+
+// sortAndPage orders a list by the column a client named (last_modified
+// when it named none it may sort by), with the id as tie-breaker so that
+// pages never overlap, and cuts the page.
+func sortAndPage(q *bun.SelectQuery, alias string, columns map[string]string, sortBy string, asc bool, offset, limit int) *bun.SelectQuery {
+	col, ok := columns[strings.ToLower(sortBy)]
+	if !ok {
+		col = "last_modified"
+	}
+	dir := "DESC"
+	if asc {
+		dir = "ASC"
+	}
+	q = q.OrderExpr(alias + "." + col + " " + dir).OrderExpr(alias + ".id " + dir).Offset(int64(max(offset, 0)))
+	if limit > 0 {
+		q = q.Limit(int64(limit))
+	}
+	return q
 }
 
 func applyCaseFilter(q *bun.SelectQuery, alias string, f CaseFilter) *bun.SelectQuery {

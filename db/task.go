@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -126,18 +125,7 @@ func ListTasks(ctx context.Context, idb bun.IDB, userID string, f TaskFilter) ([
 	if f.DueBefore != nil {
 		q = q.Where("task_row.due_date < ?", *f.DueBefore)
 	}
-	col, ok := TaskSortColumns[strings.ToLower(f.SortBy)]
-	if !ok {
-		col = "last_modified"
-	}
-	dir := "DESC"
-	if f.Ascending {
-		dir = "ASC"
-	}
-	q = q.OrderExpr("task_row." + col + " " + dir).OrderExpr("task_row.id " + dir).Offset(int64(max(f.Offset, 0)))
-	if f.Limit > 0 {
-		q = q.Limit(int64(f.Limit))
-	}
+	q = sortAndPage(q, "task_row", TaskSortColumns, f.SortBy, f.Ascending, f.Offset, f.Limit)
 	if err := q.Scan(ctx); err != nil {
 		return nil, fmt.Errorf("db: list tasks: %w", err)
 	}

@@ -59,7 +59,7 @@ func seedChecklists(b *testing.B, env *servertest.Env, n int) {
 	wg.Wait()
 	if firstErr != nil {
 		b.Fatal(firstErr)
-	}	// A bulk load leaves the planner's statistics behind until autovacuum
+	} // A bulk load leaves the planner's statistics behind until autovacuum
 	// analyzes the tables; a running system has them.
 	if _, err := env.Server.DB().ExecContext(context.Background(), "ANALYZE"); err != nil {
 		b.Fatal(err)

@@ -74,12 +74,7 @@ func (a *API) setTeamUser(w http.ResponseWriter, r *http.Request, who auth.Ident
 		a.writeError(w, r, err)
 		return
 	}
-	update := service.MemberUpdate{ID: u.UserID, Type: service.UserMember, CaseRoles: u.CaseRoles, IsOwner: u.IsOwner, Replace: true}
-	if update.IsOwner == nil {
-		f := false
-		update.IsOwner = &f
-	}
-	a.teamChanged(w, r)(a.svc.UpsertCaseTeamMembers(r.Context(), who, r.PathValue("caseId"), []service.MemberUpdate{update}))
+	a.replaceMember(w, r, who, service.UserMember, u.UserID, u.CaseRoles, u.IsOwner)
 }
 
 // setTeamTenantRole adds or replaces one tenant-role member.
@@ -89,11 +84,14 @@ func (a *API) setTeamTenantRole(w http.ResponseWriter, r *http.Request, who auth
 		a.writeError(w, r, err)
 		return
 	}
-	update := service.MemberUpdate{ID: tr.TenantRole, Type: service.RoleMember, CaseRoles: tr.CaseRoles, IsOwner: tr.IsOwner, Replace: true}
-	if update.IsOwner == nil {
-		f := false
-		update.IsOwner = &f
-	}
+	a.replaceMember(w, r, who, service.RoleMember, tr.TenantRole, tr.CaseRoles, tr.IsOwner)
+}
+
+// replaceMember adds a member or replaces it whole: its roles become
+// caseRoles and, without isOwner, it is no owner.
+func (a *API) replaceMember(w http.ResponseWriter, r *http.Request, who auth.Identity, typ service.MemberType, id string, roles []string, isOwner *bool) {
+	owner := isOwner != nil && *isOwner
+	update := service.MemberUpdate{ID: id, Type: typ, CaseRoles: roles, IsOwner: &owner, Replace: true}
 	a.teamChanged(w, r)(a.svc.UpsertCaseTeamMembers(r.Context(), who, r.PathValue("caseId"), []service.MemberUpdate{update}))
 }
 
