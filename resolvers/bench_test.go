@@ -65,7 +65,7 @@ func seedCases(b *testing.B, env *servertest.Env, definition string, n int) {
 	case err := <-errs:
 		b.Fatal(err)
 	default:
-	}	// A bulk load leaves the planner's statistics behind until autovacuum
+	} // A bulk load leaves the planner's statistics behind until autovacuum
 	// analyzes the tables; a running system has them.
 	if _, err := env.Server.DB().ExecContext(context.Background(), "ANALYZE"); err != nil {
 		b.Fatal(err)
