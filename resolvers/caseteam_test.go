@@ -74,8 +74,9 @@ func (c *statementCounter) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) c
 
 func (c *statementCounter) AfterQuery(context.Context, *bun.QueryEvent) {}
 
-// TestNestedQueryStatementCount: the SQL a nested query costs does not
-// grow with the number of cases it returns.
+// TestNestedQueryStatementCount: the SQL a nested query (cases with their
+// team and member accounts, plan items with stage and case, tasks with
+// their case and plan item) costs does not grow with the number of cases.
 func TestNestedQueryStatementCount(t *testing.T) {
 	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
 		setupPermit(t, env)
@@ -98,7 +99,8 @@ func TestNestedQueryStatementCount(t *testing.T) {
 				t.Fatalf("got %d cases, want %d", len(resp.Cases.Edges), n)
 			}
 			for _, e := range resp.Cases.Edges {
-				if len(e.Node.Team.Members) < 2 || e.Node.Team.Members[0].User == nil || len(e.Node.PlanItems) != 3 {
+				if len(e.Node.Team.Members) < 2 || e.Node.Team.Members[0].User == nil || len(e.Node.PlanItems) != 3 ||
+					len(e.Node.Tasks) != 1 || e.Node.Tasks[0].Case.Id != e.Node.Id {
 					t.Fatalf("case %s incomplete: %+v", e.Node.Id, e.Node)
 				}
 			}

@@ -266,3 +266,46 @@ func TestClaimTakeover(t *testing.T) {
 		}
 	})
 }
+
+// TestTaskDueDateFilters: the permit review is due when it starts (its
+// duedate expression is now); the date filters read dates in the offset of
+// the timeZone header.
+func TestTaskDueDateFilters(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		clk := &clock{now: time.Date(2026, 3, 1, 23, 30, 0, 0, time.UTC)}
+		env = servertest.Start(t, env.Flavor, func(c *server.Config) { c.Now = clk.Now })
+		setupPermit(t, env)
+		count := func(query, tz string) int {
+			resp := env.Do(servertest.Request{Method: "GET", Path: "/tasks" + query, User: "alice", Header: map[string]string{"timeZone": tz}})
+			expect(t, resp, 200, "")
+			var tasks []taskJSON
+			resp.JSON(t, &tasks)
+			return len(tasks)
+		}
+		tests := []struct {
+			query, tz string
+			want      int
+		}{
+			{"?dueOn=2026-03-01", "", 1},
+			{"?dueOn=2026-03-02", "", 0},
+			{"?dueOn=2026-03-02", "+01:00", 1},
+			{"?dueBefore=2026-03-01", "", 0},
+			{"?dueBefore=2026-03-02", "", 1},
+			{"?dueAfter=2026-02-28", "", 1},
+			{"?dueAfter=2026-03-01", "", 0},
+		}
+		for _, tt := range tests {
+			if got := count(tt.query, tt.tz); got != tt.want {
+				t.Errorf("%s (timeZone %q): %d tasks, want %d", tt.query, tt.tz, got, tt.want)
+			}
+		}
+		tasks := tasksOf(t, env, "alice", "")
+		if len(tasks) != 1 || tasks[0].DueDate != "2026-03-01T23:30:00Z" {
+			t.Fatalf("tasks = %+v", tasks)
+		}
+		expect(t, env.Do(servertest.Request{Method: "GET", Path: "/tasks?dueOn=yesterday", User: "alice"}), 400,
+			"Invalid date 'yesterday' for dueOn; use yyyy-mm-dd")
+		expect(t, env.Do(servertest.Request{Method: "GET", Path: "/tasks", User: "alice", Header: map[string]string{"timeZone": "Mars/Olympus"}}), 400,
+			"Invalid timeZone header 'Mars/Olympus'; use an offset such as +01:00")
+	})
+}

@@ -1868,6 +1868,8 @@ type NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase struct {
 	Team NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeam `json:"team"`
 	// Plan items in creation order; the first is the case plan.
 	PlanItems []NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem `json:"planItems"`
+	// The case's human tasks that became active, oldest first.
+	Tasks []NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask `json:"tasks"`
 }
 
 // GetId returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase.Id, and is useful for accessing the field via an interface.
@@ -1889,6 +1891,11 @@ func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetTeam() NestedCa
 // GetPlanItems returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase.PlanItems, and is useful for accessing the field via an interface.
 func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetPlanItems() []NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem {
 	return v.PlanItems
+}
+
+// GetTasks returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase.Tasks, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetTasks() []NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask {
+	return v.Tasks
 }
 
 // NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem includes the requested fields of the GraphQL type PlanItem.
@@ -1953,6 +1960,79 @@ func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemSta
 // GetName returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemStagePlanItem.Name, and is useful for accessing the field via an interface.
 func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemStagePlanItem) GetName() string {
 	return v.Name
+}
+
+// NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask includes the requested fields of the GraphQL type Task.
+// The GraphQL type's documentation follows.
+//
+// A human task: its workflow state apart from its plan item's CMMN state.
+type NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask struct {
+	Id   string `json:"id"`
+	Name string `json:"name"`
+	// Unassigned, Assigned, Delegated, Suspended, Completed or Terminated.
+	State string `json:"state"`
+	// Whether the caller holds the task's role or is its assignee.
+	MayPerform bool                                                                 `json:"mayPerform"`
+	Case       NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTaskCase     `json:"case"`
+	PlanItem   NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTaskPlanItem `json:"planItem"`
+}
+
+// GetId returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask.Id, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask) GetId() string { return v.Id }
+
+// GetName returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask.Name, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask) GetName() string {
+	return v.Name
+}
+
+// GetState returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask.State, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask) GetState() string {
+	return v.State
+}
+
+// GetMayPerform returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask.MayPerform, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask) GetMayPerform() bool {
+	return v.MayPerform
+}
+
+// GetCase returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask.Case, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask) GetCase() NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTaskCase {
+	return v.Case
+}
+
+// GetPlanItem returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask.PlanItem, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask) GetPlanItem() NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTaskPlanItem {
+	return v.PlanItem
+}
+
+// NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTaskCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTaskCase struct {
+	Id string `json:"id"`
+	// The case plan's state: Active, Suspended, Completed, Terminated, Failed, Closed.
+	State string `json:"state"`
+}
+
+// GetId returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTaskCase.Id, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTaskCase) GetId() string {
+	return v.Id
+}
+
+// GetState returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTaskCase.State, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTaskCase) GetState() string {
+	return v.State
+}
+
+// NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTaskPlanItem includes the requested fields of the GraphQL type PlanItem.
+type NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTaskPlanItem struct {
+	Id string `json:"id"`
+}
+
+// GetId returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTaskPlanItem.Id, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTaskPlanItem) GetId() string {
+	return v.Id
 }
 
 // NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeam includes the requested fields of the GraphQL type CaseTeam.
@@ -5349,6 +5429,19 @@ query NestedCases ($first: Int) {
 						name
 					}
 					case {
+						id
+					}
+				}
+				tasks {
+					id
+					name
+					state
+					mayPerform
+					case {
+						id
+						state
+					}
+					planItem {
 						id
 					}
 				}
