@@ -296,3 +296,18 @@ func (a *API) planItemHistory(w http.ResponseWriter, r *http.Request, who auth.I
 	}
 	writeJSON(w, http.StatusOK, hist[0])
 }
+
+// setDebug switches debug mode: PUT /cases/{id}/debug/{true|false}.
+func (a *API) setDebug(w http.ResponseWriter, r *http.Request, who auth.Identity) {
+	on, err := strconv.ParseBool(r.PathValue("mode"))
+	if err != nil {
+		writeText(w, http.StatusBadRequest, "Debug mode must be true or false, not '"+r.PathValue("mode")+"'")
+		return
+	}
+	lm, err := a.svc.SetCaseDebug(r.Context(), who, r.PathValue("caseId"), on)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	caseModified(w, lm)
+}

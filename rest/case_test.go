@@ -311,3 +311,17 @@ func TestCaseFileRoutes(t *testing.T) {
 		}
 	})
 }
+
+func TestDebugMode(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		id := setupPermit(t, env)
+		expect(t, env.Do(servertest.Request{Method: "PUT", Path: "/cases/" + id + "/debug/true", User: "bob"}), 200, "{}")
+		expect(t, env.Do(servertest.Request{Method: "PUT", Path: "/cases/" + id + "/debug/maybe", User: "bob"}), 400, "")
+		expect(t, env.Do(servertest.Request{Method: "PUT", Path: "/cases/" + id + "/debug/false", User: "zed"}), 404, "A case with id '"+id+"' cannot be found.")
+		var events []struct{ Type string }
+		env.Do(servertest.Request{Method: "GET", Path: "/cases/" + id + "/history/events", User: "bob"}).JSON(t, &events)
+		if events[len(events)-2].Type != "DebugEnabled" || events[len(events)-1].Type != "CaseModified" {
+			t.Fatalf("last events = %+v", events[len(events)-2:])
+		}
+	})
+}

@@ -181,13 +181,22 @@ type teamDefinition struct {
 // it.
 func (s *Service) teamCommand(ctx context.Context, op string, who auth.Identity, caseID string,
 	change func(ca caseAccess, def teamDefinition) (eventType string, payload any, err error)) (LastModified, error) {
+	return s.stateCommand(ctx, op, who, caseID, true, change)
+}
+
+// stateCommand runs, in one transaction, a change of a case's state that
+// is not a CMMN command (its team, its debug flag): change edits ca.c and
+// returns the event describing it, which is stored with a CaseModified.
+// ownersOnly limits it to case owners; it is always limited to members.
+func (s *Service) stateCommand(ctx context.Context, op string, who auth.Identity, caseID string, ownersOnly bool,
+	change func(ca caseAccess, def teamDefinition) (eventType string, payload any, err error)) (LastModified, error) {
 	var lm LastModified
 	err := s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
 		ca, err := s.memberCase(ctx, tx, op, who, caseID)
 		if err != nil {
 			return err
 		}
-		if !ca.actor.IsOwner {
+		if ownersOnly && !ca.actor.IsOwner {
 			return E(op, NotAllowed, msgOnlyOwners)
 		}
 		def, err := s.caseDefinition(ctx, tx, ca.rec, ca.c)
@@ -206,7 +215,8 @@ func (s *Service) teamCommand(ctx context.Context, op string, who auth.Identity,
 		ca.c.LastModified, ca.c.ModifiedBy = now, who.UserID
 		events := []engine.Event{
 			{Type: eventType, Payload: payload},
-			{Type: "CaseModified", Payload: map[string]any{"lastModified": now, "user": who.UserID}},
+			{Type: "CaseModified", Payload: engine.CaseModified{CaseInstanceID: caseID, State: ca.c.State(), Failures: ca.c.Failures,
+				LastModified: now, ModifiedBy: who.UserID}},
 		}
 		ca.c.Sequence += int64(len(events))
 		if _, err := s.saveCase(ctx, tx, def, ca.rec, ca.c, events, who, before); err != nil {
@@ -216,6 +226,17 @@ func (s *Service) teamCommand(ctx context.Context, op string, who auth.Identity,
 		return nil
 	})
 	return lm, err
+}
+
+// SetCaseDebug switches a case's debug mode. Any team member may.
+func (s *Service) SetCaseDebug(ctx context.Context, who auth.Identity, caseID string, on bool) (LastModified, error) {
+	return s.stateCommand(ctx, "service.SetCaseDebug", who, caseID, false, func(ca caseAccess, _ teamDefinition) (string, any, error) {
+		ca.c.Debug = on
+		if on {
+			return "DebugEnabled", map[string]any{"caseInstanceId": caseID}, nil
+		}
+		return "DebugDisabled", map[string]any{"caseInstanceId": caseID}, nil
+	})
 }
 
 // checkRoles refuses empty and undefined case roles.
