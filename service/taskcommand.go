@@ -100,18 +100,27 @@ func (s *Service) RevokeTask(ctx context.Context, who auth.Identity, taskID stri
 
 // CompleteTask validates output, claims the task for the caller when it is
 // not the assignee, maps the output into the case file and completes the
-// task. A task with a validator is checked by it first.
+// task. A task with a validator is checked by it first, outside the
+// command's transaction.
 func (s *Service) CompleteTask(ctx context.Context, who auth.Identity, taskID string, output map[string]any) (LastModified, error) {
 	const op = "service.CompleteTask"
-	result, err := s.runValidator(ctx, op, who, taskID, output)
+	caseID, err := s.taskCase(ctx, op, who, taskID)
+	if err != nil {
+		return LastModified{}, err
+	}
+	result, name, err := s.runValidator(ctx, op, who, caseID, taskID, output, false)
 	if err != nil {
 		return LastModified{}, err
 	}
 	if len(result) > 0 {
 		b, _ := json.Marshal(result)
-		return LastModified{}, Ef(op, Invalid, "Output for task %s is invalid: %s", taskID, b)
+		return LastModified{}, Ef(op, Invalid, "Output for task %s is invalid: %s", name, b)
 	}
-	return s.taskCommand(ctx, op, who, taskID, engine.CompleteHumanTask{PlanItemID: taskID, Output: output})
+	lm, err := s.caseCommand(ctx, op, who, caseID, engine.CompleteHumanTask{PlanItemID: taskID, Output: output})
+	if KindOf(err) == NotModified {
+		return LastModified{At: s.now(), ID: caseID}, nil
+	}
+	return lm, err
 }
 
 // SaveTaskOutput stores output on the task without completing it.
@@ -125,7 +134,11 @@ func (s *Service) SaveTaskOutput(ctx context.Context, who auth.Identity, taskID 
 // validation (an empty result when valid).
 func (s *Service) ValidateTaskOutput(ctx context.Context, who auth.Identity, taskID string, output map[string]any) (map[string]any, error) {
 	const op = "service.ValidateTaskOutput"
-	result, err := s.runValidator(ctx, op, who, taskID, output)
+	caseID, err := s.taskCase(ctx, op, who, taskID)
+	if err != nil {
+		return nil, err
+	}
+	result, _, err := s.runValidator(ctx, op, who, caseID, taskID, output, true)
 	if err != nil {
 		return nil, err
 	}
@@ -135,32 +148,38 @@ func (s *Service) ValidateTaskOutput(ctx context.Context, who auth.Identity, tas
 	return result, nil
 }
 
-// runValidator checks the caller's right and the default validation in the
-// engine, then calls the task's validator service, if any, outside of any
-// transaction: a slow validator must not hold database locks.
-func (s *Service) runValidator(ctx context.Context, op string, who auth.Identity, taskID string, output map[string]any) (map[string]any, error) {
-	caseID, err := s.taskCase(ctx, op, who, taskID)
-	if err != nil {
-		return nil, err
-	}
+// runValidator calls the task's validator service, if it has one, outside
+// of any transaction: a slow validator must not hold database locks. With
+// check (validate), it first applies the caller's rights and the default
+// validation; complete leaves those to its command. It also returns the
+// task's name, for messages.
+func (s *Service) runValidator(ctx context.Context, op string, who auth.Identity, caseID, taskID string, output map[string]any,
+	check bool) (map[string]any, string, error) {
 	ca, err := s.memberCase(ctx, s.db, op, who, caseID)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	def, err := s.caseDefinition(ctx, s.db, ca.rec, ca.c)
 	if err != nil {
-		return nil, wrap(op, err)
+		return nil, "", wrap(op, err)
 	}
-	if err := engine.ValidateTaskOutput(def, ca.c, taskID, output, ca.actor); err != nil {
-		return nil, engineError(op, err)
+	name := taskID
+	if task := ca.c.PlanItem(taskID); task != nil {
+		name = task.Name
 	}
 	validator := engine.TaskValidator(def, ca.c, taskID)
-	if validator == nil {
-		return nil, nil
+	if check || validator != nil {
+		// The rights are checked before the output leaves for a validator.
+		if err := engine.ValidateTaskOutput(def, ca.c, taskID, output, ca.actor); err != nil {
+			return nil, name, engineError(op, err)
+		}
 	}
-	task := ca.c.PlanItem(taskID)
-	metadata := map[string]any{"caseInstanceId": caseID, "taskId": taskID, "taskName": task.Name, "user": who.UserID}
-	return s.callValidator(ctx, op, validator, output, metadata)
+	if validator == nil {
+		return nil, name, nil
+	}
+	metadata := map[string]any{"caseInstanceId": caseID, "taskId": taskID, "taskName": name, "user": who.UserID}
+	result, err := s.callValidator(ctx, op, validator, output, metadata)
+	return result, name, err
 }
 
 // callValidator posts the output to the validator's URL and returns its
