@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -265,8 +266,48 @@ func insertEvents(ctx context.Context, idb bun.IDB, caseID string, w CaseWrite) 
 
 // LoadCase returns a case's record and state.
 func LoadCase(ctx context.Context, idb bun.IDB, id string) (CaseRecord, *engine.Case, error) {
+	return loadCase(ctx, idb, id, "")
+}
+
+// LoadCaseForUpdate is LoadCase that also locks the case row until the
+// transaction ends (on PostgreSQL; SQLite's write transactions already
+// exclude each other), so that commands on one case queue instead of
+// failing their version check.
+func LoadCaseForUpdate(ctx context.Context, tx bun.Tx, flavor Dialect, id string) (CaseRecord, *engine.Case, error) {
+	lock := ""
+	if flavor == Postgres {
+		lock = "UPDATE"
+	}
+	return loadCase(ctx, tx, id, lock)
+}
+
+// LoadCaseIfFree is LoadCaseForUpdate that does not wait: when another
+// transaction holds the case it returns ErrLocked. The timer worker, which
+// already holds a timer row a command on the case may want, uses it so
+// that the two never wait on each other.
+func LoadCaseIfFree(ctx context.Context, tx bun.Tx, flavor Dialect, id string) (CaseRecord, *engine.Case, error) {
+	lock := ""
+	if flavor == Postgres {
+		lock = "UPDATE NOWAIT"
+	}
+	rec, c, err := loadCase(ctx, tx, id, lock)
+	if err != nil && strings.Contains(err.Error(), "55P03") {
+		return CaseRecord{}, nil, ErrLocked
+	}
+	return rec, c, err
+}
+
+// ErrLocked is returned when a row is held by another transaction and
+// the caller chose not to wait.
+var ErrLocked = errors.New("db: locked by another transaction")
+
+func loadCase(ctx context.Context, idb bun.IDB, id string, lock string) (CaseRecord, *engine.Case, error) {
 	var row caseRow
-	err := idb.NewSelect().Model(&row).Where("id = ?", id).Scan(ctx)
+	q := idb.NewSelect().Model(&row).Where("id = ?", id)
+	if lock != "" {
+		q = q.For(lock)
+	}
+	err := q.Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return CaseRecord{}, nil, ErrNotFound
 	}
@@ -296,6 +337,7 @@ func CaseExists(ctx context.Context, idb bun.IDB, id string) (bool, error) {
 // CaseEvent is one stored event.
 type CaseEvent struct {
 	CaseID  string
+	Tenant  string // the case's tenant, filled by the caller that knows it
 	Seq     int64
 	Type    string
 	Payload json.RawMessage

@@ -114,7 +114,7 @@ func applyCaseFilter(q *bun.SelectQuery, alias string, f CaseFilter) *bun.Select
 		q = q.Where("LOWER("+alias+".state) = LOWER(?)", f.State)
 	}
 	if f.CaseName != "" {
-		q = q.Where("LOWER("+alias+".name) LIKE ?", "%"+likeEscape(strings.ToLower(f.CaseName))+"%")
+		q = q.Where("LOWER("+alias+".name) LIKE ? ESCAPE '\\'", "%"+likeEscape(strings.ToLower(f.CaseName))+"%")
 	}
 	for _, c := range f.Identifiers {
 		q = identifierCondition(q, alias+".id", c)
@@ -134,10 +134,10 @@ func identifierCondition(q *bun.SelectQuery, caseCol string, c IdentifierConditi
 	}
 }
 
-// likeEscape keeps % and _ in a search text literal. LIKE has no default
-// escape character in PostgreSQL and SQLite alike, so they are dropped.
+// likeEscape makes a search text match literally in LIKE ... ESCAPE '\':
+// a case named "Building_Permit" is found by "g_P".
 func likeEscape(s string) string {
-	return strings.NewReplacer("%", "", "_", "").Replace(s)
+	return strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(s)
 }
 
 // VisibleCaseIDs returns which of ids name cases visible to userID.
@@ -265,8 +265,10 @@ type LoadedCase struct {
 }
 
 // CaseMemberAccounts returns, for each of caseIDs visible to userID, the
-// tenant accounts (in the case's tenant) of its user members, by user id:
-// two queries whatever the number of cases.
+// enabled tenant accounts (in the case's tenant) of its user members, by
+// user id: two queries whatever the number of cases. A caller without an
+// enabled account in the case's tenant gets none: being in a case team
+// does not open the tenant's user register.
 func CaseMemberAccounts(ctx context.Context, idb bun.IDB, userID string, caseIDs []string) (map[string]map[string]TenantUser, error) {
 	out := make(map[string]map[string]TenantUser, len(caseIDs))
 	if len(caseIDs) == 0 {
@@ -281,6 +283,8 @@ func CaseMemberAccounts(ctx context.Context, idb bun.IDB, userID string, caseIDs
 		Join("JOIN cases AS c ON c.id = m.case_id").
 		Join("JOIN tenant_users AS u ON u.tenant = c.tenant AND u.user_id = m.member_id").
 		Where("m.member_type = 'user'").
+		Where("u.enabled").
+		Where("EXISTS (SELECT 1 FROM tenant_users AS me WHERE me.tenant = c.tenant AND me.user_id = ? AND me.enabled)", userID).
 		Where("m.case_id IN (?)", bun.List(caseIDs)).
 		Where(visibleCase("c.id", "c.tenant"), userID, userID).
 		Scan(ctx, &rows)
@@ -330,4 +334,23 @@ func unique(in []string) []string {
 		}
 	}
 	return out
+}
+
+// PlanItemExists reports whether any case has a plan item with id.
+func PlanItemExists(ctx context.Context, idb bun.IDB, id string) (bool, error) {
+	ok, err := idb.NewSelect().Model((*planItemRow)(nil)).Where("id = ?", id).Exists(ctx)
+	if err != nil {
+		return false, fmt.Errorf("db: select plan item: %w", err)
+	}
+	return ok, nil
+}
+
+// IsUniqueViolation reports whether err is a database refusing a second
+// row with the same unique key.
+func IsUniqueViolation(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "SQLSTATE 23505") || strings.Contains(msg, "UNIQUE constraint failed")
 }

@@ -46,3 +46,13 @@ func DeleteTimer(ctx context.Context, idb bun.IDB, caseID, planItemID string) er
 	}
 	return nil
 }
+
+// PostponeTimer moves a timer's due time, for a timer that failed to fire.
+func PostponeTimer(ctx context.Context, idb bun.IDB, caseID, planItemID string, due time.Time) error {
+	_, err := idb.NewUpdate().Model((*timerRow)(nil)).Set("due_at = ?", due).
+		Where("case_id = ? AND plan_item_id = ?", caseID, planItemID).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("db: postpone timer: %w", err)
+	}
+	return nil
+}

@@ -1,10 +1,12 @@
 package resolvers
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 
@@ -63,6 +65,18 @@ func NewHandler(svc *service.Service, authn Authenticator, logger *slog.Logger) 
 				return
 			}
 			r = r.WithContext(auth.NewContext(r.Context(), who))
+		}
+		if r.Body != nil && r.Method == http.MethodPost {
+			body, err := io.ReadAll(r.Body)
+			if err != nil {
+				writeGraphQLError(w, http.StatusRequestEntityTooLarge, "BAD_USER_INPUT", "The request body is too large or could not be read")
+				return
+			}
+			if bytes.IndexByte(body, 0) >= 0 || bytes.Contains(body, []byte(`\u0000`)) {
+				writeGraphQLError(w, http.StatusBadRequest, "BAD_USER_INPUT", "The request contains a NUL character, which no value may hold")
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
 		srv.ServeHTTP(w, r.WithContext(withLoaders(r.Context(), svc)))
 	})
@@ -153,6 +167,12 @@ func writeAuthError(w http.ResponseWriter, r *http.Request, logger *slog.Logger,
 	default:
 		logger.ErrorContext(r.Context(), "authentication failed", "err", err)
 	}
+	writeGraphQLError(w, status, code, msg)
+}
+
+// writeGraphQLError answers a request refused before any resolver ran, in
+// the GraphQL response shape.
+func writeGraphQLError(w http.ResponseWriter, status int, code, msg string) {
 	body, _ := json.Marshal(map[string]any{"errors": []map[string]any{{
 		"message": msg, "extensions": map[string]any{"code": code},
 	}}})

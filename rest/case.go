@@ -273,7 +273,7 @@ func (a *API) caseHistoryEvents(w http.ResponseWriter, r *http.Request, who auth
 	for _, e := range events {
 		content := map[string]any{}
 		_ = jsonUnmarshal(e.Payload, &content)
-		content["modelEvent"] = map[string]any{"actorId": id, "tenant": "", "timestamp": instant(e.At), "user": map[string]any{"id": e.UserID}}
+		content["modelEvent"] = map[string]any{"actorId": id, "tenant": e.Tenant, "timestamp": instant(e.At), "user": map[string]any{"id": e.UserID}}
 		out = append(out, eventJSON{Nr: e.Seq, Offset: e.Seq, Type: e.Type, Content: content})
 	}
 	writeJSON(w, http.StatusOK, out)

@@ -36,6 +36,9 @@ func decodeJSON(r *http.Request, v any) error {
 	if len(body) > maxBody {
 		return service.Ef(op, service.Invalid, "The request content was malformed: the body is larger than %d bytes", maxBody)
 	}
+	if hasNUL(body) {
+		return service.E(op, service.Invalid, "The request content was malformed: it contains a NUL character, which no value may hold")
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -125,3 +128,9 @@ func (n nullable[T]) ptr() *T {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// hasNUL reports whether a JSON text holds a NUL, raw or escaped: neither
+// database stores one in text.
+func hasNUL(b []byte) bool {
+	return bytes.IndexByte(b, 0) >= 0 || bytes.Contains(b, []byte(`\u0000`))
+}

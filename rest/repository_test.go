@@ -71,7 +71,7 @@ func TestRepositoryTenantResolution(t *testing.T) {
 			{"blank tenant means the default", "wanda", "/repository/list?tenant=", 200, `{"models":[]}`},
 			{"in no tenant", "zed", "/repository/list", 401, "User 'zed' is not registered in a tenant"},
 			{"unknown tenant", "alice", "/repository/list?tenant=nosuch", 404, "An active tenant with id 'nosuch' cannot be found."},
-			{"not in the named tenant", "wanda", "/repository/list?tenant=acme", 401, "User 'wanda' is not registered in tenant 'acme'"},
+			{"not in the named tenant", "wanda", "/repository/list?tenant=acme", 404, "An active tenant with id 'acme' cannot be found."},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {

@@ -199,8 +199,17 @@ type caseAccess struct {
 // memberCase loads a case for a caller in its team; anyone else gets the
 // very NotFound an unknown id gets.
 func (s *Service) memberCase(ctx context.Context, idb bun.IDB, op string, who auth.Identity, id string) (caseAccess, error) {
+	var (
+		rec db.CaseRecord
+		c   *engine.Case
+		err error
+	)
+	if tx, ok := idb.(bun.Tx); ok {
+		rec, c, err = db.LoadCaseForUpdate(ctx, tx, s.db.Flavor, id)
+	} else {
+		rec, c, err = db.LoadCase(ctx, idb, id)
+	}
 	notFound := Ef(op, NotFound, msgCaseNotFoundFmt, id)
-	rec, c, err := db.LoadCase(ctx, idb, id)
 	if errors.Is(err, db.ErrNotFound) {
 		return caseAccess{}, notFound
 	}

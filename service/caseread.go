@@ -289,10 +289,14 @@ type CaseEvent = db.CaseEvent
 // CaseEvents returns every event of a case, in order.
 func (s *Service) CaseEvents(ctx context.Context, who auth.Identity, id string) ([]CaseEvent, error) {
 	const op = "service.CaseEvents"
-	if _, err := s.memberCase(ctx, s.db, op, who, id); err != nil {
+	ca, err := s.memberCase(ctx, s.db, op, who, id)
+	if err != nil {
 		return nil, err
 	}
 	events, err := db.CaseEvents(ctx, s.db, id)
+	for i := range events {
+		events[i].Tenant = ca.rec.Tenant
+	}
 	return events, wrap(op, err)
 }
 

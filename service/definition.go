@@ -247,7 +247,9 @@ func (s *Service) repositoryTenant(ctx context.Context, idb bun.IDB, op string, 
 	}
 	u, err := db.GetTenantUser(ctx, idb, name, who.UserID)
 	if errors.Is(err, db.ErrNotFound) {
-		return "", TenantUser{}, Ef(op, NotAllowed, "User '%s' is not registered in tenant '%s'", who.UserID, name)
+		// Whoever is not in a tenant learns nothing of it, not even that
+		// it exists.
+		return "", TenantUser{}, Ef(op, NotFound, "An active tenant with id '%s' cannot be found.", name)
 	}
 	if err != nil {
 		return "", TenantUser{}, wrap(op, err)

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"strings"
 
 	"github.com/casegraph/casegraph/auth"
 	"github.com/casegraph/casegraph/db"
@@ -92,7 +93,7 @@ func (s *Service) Identifiers(ctx context.Context, who auth.Identity, q Identifi
 	if limit <= 0 {
 		limit = 100
 	}
-	recs, err := db.Identifiers(ctx, s.db, who.UserID, q.Tenant, q.Name, q.Offset, limit, q.SortBy, q.SortOrder == "asc")
+	recs, err := db.Identifiers(ctx, s.db, who.UserID, q.Tenant, q.Name, q.Offset, limit, q.SortBy, strings.EqualFold(q.SortOrder, "asc"))
 	return recs, wrap("service.Identifiers", err)
 }
 

@@ -123,6 +123,8 @@ func wrap(op string, err error) error {
 		return &Error{Op: op, Kind: Unavailable, Msg: "The request was cancelled or timed out", Err: err}
 	case errors.Is(err, db.ErrStaleVersion):
 		return &Error{Op: op, Kind: Conflict, Msg: "The item was changed by another request at the same time; please try again", Err: err}
+	case db.IsUniqueViolation(err):
+		return &Error{Op: op, Kind: Invalid, Msg: "An item with that id already exists", Err: err}
 	case isConnectionError(err):
 		return &Error{Op: op, Kind: Unavailable, Msg: "The server is currently unavailable (because it is overloaded or down for maintenance).", Err: err}
 	}

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"strings"
 	"time"
@@ -104,6 +105,12 @@ func (s *Service) command(ctx context.Context, op string, fn func(ctx context.Co
 			break
 		}
 		s.logger.DebugContext(ctx, "command lost a version race; retrying", "op", op, "attempt", attempt+1)
+		// A short, growing, jittered pause lets the winner finish.
+		select {
+		case <-ctx.Done():
+			return wrap(op, ctx.Err())
+		case <-time.After(time.Duration(1+rand.IntN(5<<attempt)) * time.Millisecond):
+		}
 	}
 	return wrap(op, err)
 }

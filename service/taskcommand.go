@@ -266,6 +266,14 @@ func (s *Service) PlanDiscretionaryItem(ctx context.Context, who auth.Identity, 
 		cmd.PlanItemID = newPlanItemID()
 	} else if err := validActorID(cmd.PlanItemID); err != nil {
 		return "", LastModified{}, Ef(op, Invalid, "Invalid plan item id '%s': %v", cmd.PlanItemID, err)
+	} else if taken, err := db.PlanItemExists(ctx, s.db, cmd.PlanItemID); err != nil || taken {
+		// Ids are unique across cases (the unique index is the last word
+		// when two plans race); say so as the reference engine does.
+		if err != nil {
+			return "", LastModified{}, wrap(op, err)
+		}
+		return "", LastModified{}, Ef(op, Invalid, "Cannot plan a discretionary item named '%s' with the specified id %s, because the case already has a plan item with that id",
+			cmd.Name, cmd.PlanItemID)
 	}
 	lm, err := s.caseCommand(ctx, op, who, caseID, cmd)
 	return cmd.PlanItemID, lm, err

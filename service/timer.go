@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -23,27 +24,43 @@ func (s *Service) FireDueTimers(ctx context.Context) (int, error) {
 	const op = "service.FireDueTimers"
 	fired := 0
 	for {
-		claimed := false
+		var claimed *db.DueTimer
 		err := s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
+			claimed = nil
 			t, ok, err := db.ClaimDueTimer(ctx, tx, s.db.Flavor, s.now())
 			if err != nil || !ok {
 				return err
 			}
-			claimed = true
+			claimed = &t
 			return s.fireTimer(ctx, tx, t)
 		})
-		if err != nil {
+		switch {
+		case claimed == nil:
 			return fired, err
-		}
-		if !claimed {
+		case errors.Is(err, db.ErrLocked):
+			// A command holds the case: this timer fires next round.
 			return fired, nil
+		case err != nil:
+			// A timer that cannot fire must not block the ones behind it.
+			s.logger.ErrorContext(ctx, "timer failed; retrying it in a minute", "case_id", claimed.CaseID,
+				"plan_item_id", claimed.PlanItemID, "err", err)
+			if perr := db.PostponeTimer(ctx, s.db, claimed.CaseID, claimed.PlanItemID, s.now().Add(time.Minute)); perr != nil {
+				return fired, wrap(op, perr)
+			}
+		default:
+			fired++
 		}
-		fired++
 	}
 }
 
-func (s *Service) fireTimer(ctx context.Context, tx bun.Tx, t db.DueTimer) error {
-	rec, c, err := db.LoadCase(ctx, tx, t.CaseID)
+func (s *Service) fireTimer(ctx context.Context, tx bun.Tx, t db.DueTimer) (err error) {
+	defer func() {
+		// The timer worker has no HTTP server to catch a panic for it.
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic firing timer: %v", p)
+		}
+	}()
+	rec, c, err := db.LoadCaseIfFree(ctx, tx, s.db.Flavor, t.CaseID)
 	if errors.Is(err, db.ErrNotFound) {
 		return db.DeleteTimer(ctx, tx, t.CaseID, t.PlanItemID)
 	}

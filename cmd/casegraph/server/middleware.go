@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/casegraph/casegraph/service"
@@ -17,6 +18,9 @@ import (
 // engine's clients send every value they have seen to every URL. Commands
 // commit before they answer, so no request waits for them; a malformed one
 // is still a 400.
+// maxRequestBody bounds every request body.
+const maxRequestBody = 16 << 20
+
 var lastModifiedHeaders = []string{"Case-Last-Modified", "Tenant-Last-Modified", "Consent-Group-Last-Modified"}
 
 // middleware wraps every request: request id, access log, panic recovery,
@@ -47,6 +51,14 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 				"duration_ms", float64(time.Since(start).Microseconds())/1000)
 		}()
 
+		// No request needs more: definitions are at most 10 MiB, and JSON
+		// escaping may grow them.
+		r.Body = http.MaxBytesReader(rec, r.Body, maxRequestBody)
+		if strings.ContainsRune(r.URL.Path, 0) || strings.Contains(r.URL.RawQuery, "%00") {
+			// Neither database stores a NUL in text.
+			writeText(rec, http.StatusBadRequest, "The request contains a NUL character, which no identifier or value may hold")
+			return
+		}
 		cors(rec, r)
 		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 			rec.WriteHeader(http.StatusOK)
