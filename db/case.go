@@ -358,6 +358,33 @@ func CaseEvents(ctx context.Context, idb bun.IDB, caseID string) ([]CaseEvent, e
 	return out, nil
 }
 
+// VisibleCaseEvents returns the events of those of caseIDs visible to
+// userID, in order, by case.
+func VisibleCaseEvents(ctx context.Context, idb bun.IDB, userID string, caseIDs []string) (map[string][]CaseEvent, error) {
+	out := make(map[string][]CaseEvent, len(caseIDs))
+	if len(caseIDs) == 0 {
+		return out, nil
+	}
+	var rows []struct {
+		caseEventRow
+		Tenant string `bun:"tenant"`
+	}
+	err := idb.NewSelect().TableExpr("case_events AS e").
+		ColumnExpr("e.case_id, e.seq, e.type, e.payload, e.user_id, e.at, c.tenant").
+		Join("JOIN cases AS c ON c.id = e.case_id").
+		Where("e.case_id IN (?)", bun.List(caseIDs)).
+		Where(visibleCase("c.id", "c.tenant"), userID, userID).
+		OrderExpr("e.case_id, e.seq").Scan(ctx, &rows)
+	if err != nil {
+		return nil, fmt.Errorf("db: select case events: %w", err)
+	}
+	for _, r := range rows {
+		out[r.CaseID] = append(out[r.CaseID], CaseEvent{CaseID: r.CaseID, Tenant: r.Tenant, Seq: r.Seq, Type: r.Type,
+			Payload: json.RawMessage(r.Payload), UserID: r.UserID, At: r.At})
+	}
+	return out, nil
+}
+
 // UserTenantRoles returns the roles of an enabled account of userID in
 // tenant; none when there is no such account.
 func UserTenantRoles(ctx context.Context, idb bun.IDB, tenant, userID string) ([]string, error) {

@@ -35,6 +35,36 @@ func caseResult(ctx context.Context, id string) (*model.Case, error) {
 	return toCase(v), nil
 }
 
+// caseResultOr is caseResult for a mutation after which the caller may no
+// longer be in the team (it gave the case away, or started it for
+// others): the mutation succeeded, so it answers the case as the caller
+// last saw it, whose nested fields it may no longer read.
+func caseResultOr(ctx context.Context, id string, last service.CaseView, lm service.LastModified) (*model.Case, error) {
+	c, err := caseResult(ctx, id)
+	if service.KindOf(err) != service.NotFound {
+		return c, err
+	}
+	last.Record.LastModified = lm.At
+	return toCase(last), nil
+}
+
+// teamMutation runs a change of a case's team and answers the case.
+func (r *mutationResolver) teamMutation(ctx context.Context, caseID string, run func(who service.Identity) (service.LastModified, error)) (*model.Case, error) {
+	who, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	before, err := loadCase(ctx, caseID)
+	if err != nil {
+		return nil, err
+	}
+	lm, err := run(who)
+	if err != nil {
+		return nil, err
+	}
+	return caseResultOr(ctx, caseID, before, lm)
+}
+
 // transitionResult answers a transition: a transition that changed
 // nothing is not an error here, it says so.
 func transitionResult(ctx context.Context, caseID string, err error) (*model.TransitionResult, error) {

@@ -206,3 +206,21 @@ func TestCaseFileAndUserEventOverGraphQL(t *testing.T) {
 		expectCode(t, err, "BAD_USER_INPUT", "There is no plan item with identifier 'Nothing' in case "+id)
 	})
 }
+
+// TestStartCaseForOthers: a case started for a team the starter is not in
+// is started; the starter gets its id, and no more.
+func TestStartCaseForOthers(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		setupPermit(t, env)
+		resp, err := client.StartCaseBare(ctx, env.GraphQL("alice"), client.StartCaseInput{Definition: "permit", Tenant: ptr("acme"),
+			CaseInstanceId: ptr("for_bob"), Team: []client.CaseTeamMemberInput{{MemberId: "bob", IsOwner: ptr(true)}}})
+		if err != nil || resp.StartCase.Id != "for_bob" || resp.StartCase.Name != "BuildingPermit" {
+			t.Fatalf("start for bob: %+v %v", resp, err)
+		}
+		if _, err := client.Case(ctx, env.GraphQL("bob"), "for_bob"); err != nil {
+			t.Fatal(err)
+		}
+		_, err = client.Case(ctx, env.GraphQL("alice"), "for_bob")
+		expectCode(t, err, "NOT_FOUND", "")
+	})
+}

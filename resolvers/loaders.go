@@ -19,6 +19,8 @@ type loaders struct {
 	// memberAccounts holds, per case, the tenant accounts of its user
 	// members by user id.
 	memberAccounts *dataloader.Loader[string, map[string]service.TenantUser]
+	// events holds each case's history.
+	events *dataloader.Loader[string, []service.CaseEvent]
 }
 
 type loadersKey struct{}
@@ -63,6 +65,18 @@ func withLoaders(ctx context.Context, svc *service.Service) context.Context {
 		}
 		return results
 	}, dataloader.WithWait[string, map[string]service.TenantUser](loaderWait))
+	l.events = dataloader.NewBatchedLoader(func(ctx context.Context, ids []string) []*dataloader.Result[[]service.CaseEvent] {
+		results := make([]*dataloader.Result[[]service.CaseEvent], len(ids))
+		who, err := caller(ctx)
+		var events map[string][]service.CaseEvent
+		if err == nil {
+			events, err = svc.CaseEventsOf(ctx, who, ids)
+		}
+		for i, id := range ids {
+			results[i] = &dataloader.Result[[]service.CaseEvent]{Data: events[id], Error: err}
+		}
+		return results
+	}, dataloader.WithWait[string, []service.CaseEvent](loaderWait))
 	return context.WithValue(ctx, loadersKey{}, l)
 }
 
@@ -144,6 +158,27 @@ func primeMemberAccounts(ctx context.Context, svc *service.Service, ids []string
 			a = map[string]service.TenantUser{}
 		}
 		l.memberAccounts.Prime(ctx, id, a)
+	}
+	return nil
+}
+
+// primeEvents loads the histories of the listed cases in one batch, when
+// the query will ask for them.
+func primeEvents(ctx context.Context, svc *service.Service, ids []string, path ...string) error {
+	if len(ids) == 0 || !selects(ctx, path...) {
+		return nil
+	}
+	who, err := caller(ctx)
+	if err != nil {
+		return err
+	}
+	events, err := svc.CaseEventsOf(ctx, who, ids)
+	if err != nil {
+		return err
+	}
+	l := loadersFrom(ctx)
+	for _, id := range ids {
+		l.events.Prime(ctx, id, events[id])
 	}
 	return nil
 }

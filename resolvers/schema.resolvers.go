@@ -55,11 +55,7 @@ func (r *caseResolver) Identifiers(ctx context.Context, obj *model.Case) ([]*mod
 
 // History is the resolver for the history field.
 func (r *caseResolver) History(ctx context.Context, obj *model.Case) ([]*model.CaseEvent, error) {
-	who, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	events, err := r.Service.CaseEvents(ctx, who, obj.ID)
+	events, err := loadersFrom(ctx).events.Load(ctx, obj.ID)()
 	if err != nil {
 		return nil, err
 	}
@@ -111,11 +107,11 @@ func (r *caseResolver) Tasks(ctx context.Context, obj *model.Case) ([]*model.Tas
 
 // DiscretionaryItems is the resolver for the discretionaryItems field.
 func (r *caseResolver) DiscretionaryItems(ctx context.Context, obj *model.Case) ([]*model.DiscretionaryItem, error) {
-	who, err := caller(ctx)
+	v, err := loadCase(ctx, obj.ID)
 	if err != nil {
 		return nil, err
 	}
-	_, items, err := r.Service.DiscretionaryItems(ctx, who, obj.ID)
+	items, err := r.Service.DiscretionaryItemsOf(ctx, v)
 	if err != nil {
 		return nil, err
 	}
@@ -220,10 +216,21 @@ func (r *mutationResolver) ReplaceTenantUsers(ctx context.Context, tenant string
 	if err != nil {
 		return nil, err
 	}
-	if _, err := r.Service.ReplaceTenantUsers(ctx, who, tenant, userInputs(users)); err != nil {
+	before, err := r.Service.GetTenant(ctx, who, tenant)
+	if err != nil {
+		return nil, err
+	}
+	lm, err := r.Service.ReplaceTenantUsers(ctx, who, tenant, userInputs(users))
+	if err != nil {
 		return nil, err
 	}
 	t, err := r.Service.GetTenant(ctx, who, tenant)
+	if service.KindOf(err) == service.NotFound {
+		// The caller left the tenant: the replacement stands; it answers
+		// the tenant as it last saw it.
+		before.LastModified = lm.At
+		return toTenant(before), nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -270,7 +277,7 @@ func (r *mutationResolver) StartCase(ctx context.Context, input model.StartCaseI
 	if err != nil {
 		return nil, err
 	}
-	return caseResult(ctx, started.ID)
+	return caseResultOr(ctx, started.ID, service.CaseView{Record: started.Record}, started.LastModified)
 }
 
 // MakePlanItemTransition is the resolver for the makePlanItemTransition field.
@@ -315,43 +322,28 @@ func (r *mutationResolver) DeleteCaseFileItem(ctx context.Context, caseID string
 
 // SetCaseTeam is the resolver for the setCaseTeam field.
 func (r *mutationResolver) SetCaseTeam(ctx context.Context, caseID string, members []*model.CaseTeamMemberInput) (*model.Case, error) {
-	who, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := r.Service.SetCaseTeam(ctx, who, caseID, memberInputs(members)); err != nil {
-		return nil, err
-	}
-	return caseResult(ctx, caseID)
+	return r.teamMutation(ctx, caseID, func(who service.Identity) (service.LastModified, error) {
+		return r.Service.SetCaseTeam(ctx, who, caseID, memberInputs(members))
+	})
 }
 
 // UpsertCaseTeamMembers is the resolver for the upsertCaseTeamMembers field.
 func (r *mutationResolver) UpsertCaseTeamMembers(ctx context.Context, caseID string, members []*model.CaseTeamMemberUpdate) (*model.Case, error) {
-	who, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
 	updates := make([]service.MemberUpdate, len(members))
 	for i, m := range members {
 		updates[i] = service.MemberUpdate{ID: m.MemberID, Type: toMemberType(m.MemberType), IsOwner: m.IsOwner,
 			CaseRoles: m.CaseRoles, RemoveRoles: m.RemoveRoles}
 	}
-	if _, err := r.Service.UpsertCaseTeamMembers(ctx, who, caseID, updates); err != nil {
-		return nil, err
-	}
-	return caseResult(ctx, caseID)
+	return r.teamMutation(ctx, caseID, func(who service.Identity) (service.LastModified, error) {
+		return r.Service.UpsertCaseTeamMembers(ctx, who, caseID, updates)
+	})
 }
 
 // RemoveCaseTeamMember is the resolver for the removeCaseTeamMember field.
 func (r *mutationResolver) RemoveCaseTeamMember(ctx context.Context, caseID string, memberID string, memberType *model.MemberType) (*model.Case, error) {
-	who, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := r.Service.RemoveCaseTeamMember(ctx, who, caseID, memberID, toMemberType(memberType)); err != nil {
-		return nil, err
-	}
-	return caseResult(ctx, caseID)
+	return r.teamMutation(ctx, caseID, func(who service.Identity) (service.LastModified, error) {
+		return r.Service.RemoveCaseTeamMember(ctx, who, caseID, memberID, toMemberType(memberType))
+	})
 }
 
 // ClaimTask is the resolver for the claimTask field.
@@ -489,11 +481,11 @@ func (r *planItemResolver) Children(ctx context.Context, obj *model.PlanItem) ([
 
 // Documentation is the resolver for the documentation field.
 func (r *planItemResolver) Documentation(ctx context.Context, obj *model.PlanItem) (*string, error) {
-	who, err := caller(ctx)
+	v, err := loadCase(ctx, obj.CaseID)
 	if err != nil {
 		return nil, err
 	}
-	doc, err := r.Service.PlanItemDocumentation(ctx, who, obj.CaseID, obj.ID)
+	doc, err := r.Service.DocumentationOf(ctx, v, obj.ID)
 	if err != nil || doc == nil {
 		return nil, err
 	}
@@ -651,6 +643,9 @@ func (r *queryResolver) Cases(ctx context.Context, filter *model.CaseFilter, fir
 	if err := primeMemberAccounts(ctx, r.Service, ids, "edges", "node", "team", "members", "user"); err != nil {
 		return nil, err
 	}
+	if err := primeEvents(ctx, r.Service, ids, "edges", "node", "history"); err != nil {
+		return nil, err
+	}
 	return conn, nil
 }
 
@@ -700,8 +695,17 @@ func (r *queryResolver) Tasks(ctx context.Context, filter *model.TaskFilter, fir
 		return nil, err
 	}
 	conn.PageInfo.HasNextPage = len(tasks) > n
-	for i, t := range tasks[:min(len(tasks), n)] {
-		conn.Edges = append(conn.Edges, &model.TaskEdge{Cursor: encodeCursor(offset + i), Node: taskFromRow(t)})
+	tasks = tasks[:min(len(tasks), n)]
+	views, err := loadTaskCases(ctx, tasks)
+	if err != nil {
+		return nil, err
+	}
+	for i, t := range tasks {
+		node := taskFromRow(t)
+		if v, ok := views[t.CaseID]; ok {
+			node.MayPerform = v.Actor.HasRole(t.Role) || (t.Assignee != "" && t.Assignee == who.UserID)
+		}
+		conn.Edges = append(conn.Edges, &model.TaskEdge{Cursor: encodeCursor(offset + i), Node: node})
 	}
 	if len(conn.Edges) > 0 {
 		conn.PageInfo.EndCursor = &conn.Edges[len(conn.Edges)-1].Cursor

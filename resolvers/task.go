@@ -115,3 +115,29 @@ func jsonObject(v any, what string) (map[string]any, error) {
 	}
 	return m, nil
 }
+
+// loadTaskCases loads the cases of a page of tasks in one batch: their
+// actors say whether the caller may perform each task, and the nested
+// task.case fields then read them from the loader.
+func loadTaskCases(ctx context.Context, tasks []service.Task) (map[string]service.CaseView, error) {
+	seen := map[string]bool{}
+	var ids []string
+	for _, t := range tasks {
+		if !seen[t.CaseID] {
+			seen[t.CaseID] = true
+			ids = append(ids, t.CaseID)
+		}
+	}
+	views, errs := loadersFrom(ctx).cases.LoadMany(ctx, ids)()
+	out := make(map[string]service.CaseView, len(ids))
+	for i, id := range ids {
+		if i < len(errs) && errs[i] != nil {
+			if service.KindOf(errs[i]) == service.NotFound {
+				continue // left the team since the list was read
+			}
+			return nil, errs[i]
+		}
+		out[id] = views[i]
+	}
+	return out, nil
+}

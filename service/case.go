@@ -44,6 +44,9 @@ type CaseStarted struct {
 	ID           string
 	Name         string
 	LastModified LastModified
+	// Record is the new case's row, for a starter who is not in its team
+	// and so cannot read it back.
+	Record CaseRecord
 }
 
 // msgCaseNotFound is the answer for a case that does not exist and for one
@@ -109,7 +112,8 @@ func (s *Service) StartCase(ctx context.Context, who auth.Identity, in StartCase
 			}
 			return err
 		}
-		out = CaseStarted{ID: id, Name: def.Name(), LastModified: LastModified{At: c.LastModified, ID: id}}
+		rec.State, rec.Failures, rec.LastModified, rec.ModifiedBy = string(c.State()), c.Failures, c.LastModified, c.ModifiedBy
+		out = CaseStarted{ID: id, Name: def.Name(), LastModified: LastModified{At: c.LastModified, ID: id}, Record: rec}
 		return nil
 	})
 	return out, err

@@ -22,11 +22,22 @@ func (s *Service) PlanItemDocumentation(ctx context.Context, who auth.Identity, 
 	if err != nil {
 		return nil, err
 	}
-	p := ca.c.PlanItem(planItemID)
-	if p == nil {
+	if ca.c.PlanItem(planItemID) == nil {
 		return nil, Ef(op, NotFound, "A plan item with id '%s' cannot be found.", planItemID)
 	}
-	def, err := s.caseDefinition(ctx, s.db, ca.rec, ca.c)
+	return s.DocumentationOf(ctx, CaseView{Record: ca.rec, State: ca.c}, planItemID)
+}
+
+// DocumentationOf returns the documentation of a plan item of a case the
+// caller already has (from LoadCases): no SQL while its definition is
+// cached.
+func (s *Service) DocumentationOf(ctx context.Context, v CaseView, planItemID string) (*Documentation, error) {
+	const op = "service.DocumentationOf"
+	p := v.State.PlanItem(planItemID)
+	if p == nil {
+		return nil, nil
+	}
+	def, err := s.caseDefinition(ctx, s.db, v.Record, v.State)
 	if err != nil {
 		return nil, wrap(op, err)
 	}

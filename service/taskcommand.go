@@ -247,15 +247,23 @@ func (s *Service) DiscretionaryItems(ctx context.Context, who auth.Identity, cas
 	if err != nil {
 		return CaseRecord{}, nil, err
 	}
-	def, err := s.caseDefinition(ctx, s.db, ca.rec, ca.c)
+	items, err := s.DiscretionaryItemsOf(ctx, CaseView{Record: ca.rec, State: ca.c, Actor: ca.actor})
+	return ca.rec, items, err
+}
+
+// DiscretionaryItemsOf returns what the caller may plan into a case it
+// already has (from LoadCases, with its Actor): no SQL while the case's
+// definition is cached.
+func (s *Service) DiscretionaryItemsOf(ctx context.Context, v CaseView) ([]DiscretionaryItem, error) {
+	def, err := s.caseDefinition(ctx, s.db, v.Record, v.State)
 	if err != nil {
-		return CaseRecord{}, nil, wrap(op, err)
+		return nil, wrap("service.DiscretionaryItemsOf", err)
 	}
-	items := engine.DiscretionaryItems(def, ca.c, ca.actor)
+	items := engine.DiscretionaryItems(def, v.State, v.Actor)
 	if items == nil {
 		items = []DiscretionaryItem{}
 	}
-	return ca.rec, items, nil
+	return items, nil
 }
 
 // PlanDiscretionaryItem plans a discretionary item under a stage or human

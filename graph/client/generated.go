@@ -1870,6 +1870,10 @@ type NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase struct {
 	PlanItems []NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem `json:"planItems"`
 	// The case's human tasks that became active, oldest first.
 	Tasks []NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask `json:"tasks"`
+	// What the caller may plan into the case now.
+	DiscretionaryItems []NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseDiscretionaryItemsDiscretionaryItem `json:"discretionaryItems"`
+	// The case's events in order.
+	History []NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseHistoryCaseEvent `json:"history"`
 }
 
 // GetId returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase.Id, and is useful for accessing the field via an interface.
@@ -1898,11 +1902,68 @@ func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetTasks() []Neste
 	return v.Tasks
 }
 
+// GetDiscretionaryItems returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase.DiscretionaryItems, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetDiscretionaryItems() []NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseDiscretionaryItemsDiscretionaryItem {
+	return v.DiscretionaryItems
+}
+
+// GetHistory returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase.History, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetHistory() []NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseHistoryCaseEvent {
+	return v.History
+}
+
+// NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseDiscretionaryItemsDiscretionaryItem includes the requested fields of the GraphQL type DiscretionaryItem.
+// The GraphQL type's documentation follows.
+//
+// A discretionary item the caller may plan now.
+type NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseDiscretionaryItemsDiscretionaryItem struct {
+	Name string `json:"name"`
+	// The stage or human task it would be planned under.
+	Parent NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseDiscretionaryItemsDiscretionaryItemParentPlanItem `json:"parent"`
+}
+
+// GetName returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseDiscretionaryItemsDiscretionaryItem.Name, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseDiscretionaryItemsDiscretionaryItem) GetName() string {
+	return v.Name
+}
+
+// GetParent returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseDiscretionaryItemsDiscretionaryItem.Parent, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseDiscretionaryItemsDiscretionaryItem) GetParent() NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseDiscretionaryItemsDiscretionaryItemParentPlanItem {
+	return v.Parent
+}
+
+// NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseDiscretionaryItemsDiscretionaryItemParentPlanItem includes the requested fields of the GraphQL type PlanItem.
+type NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseDiscretionaryItemsDiscretionaryItemParentPlanItem struct {
+	Id string `json:"id"`
+}
+
+// GetId returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseDiscretionaryItemsDiscretionaryItemParentPlanItem.Id, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseDiscretionaryItemsDiscretionaryItemParentPlanItem) GetId() string {
+	return v.Id
+}
+
+// NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseHistoryCaseEvent includes the requested fields of the GraphQL type CaseEvent.
+type NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseHistoryCaseEvent struct {
+	SequenceNr int    `json:"sequenceNr"`
+	Type       string `json:"type"`
+}
+
+// GetSequenceNr returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseHistoryCaseEvent.SequenceNr, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseHistoryCaseEvent) GetSequenceNr() int {
+	return v.SequenceNr
+}
+
+// GetType returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseHistoryCaseEvent.Type, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseHistoryCaseEvent) GetType() string {
+	return v.Type
+}
+
 // NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem includes the requested fields of the GraphQL type PlanItem.
 type NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem struct {
-	Id    string `json:"id"`
-	Name  string `json:"name"`
-	State string `json:"state"`
+	Id            string  `json:"id"`
+	Name          string  `json:"name"`
+	State         string  `json:"state"`
+	Documentation *string `json:"documentation"`
 	// The stage the item is in; null for the case plan.
 	Stage *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemStagePlanItem `json:"stage"`
 	Case  NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemCase           `json:"case"`
@@ -1921,6 +1982,11 @@ func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem) G
 // GetState returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem.State, and is useful for accessing the field via an interface.
 func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem) GetState() string {
 	return v.State
+}
+
+// GetDocumentation returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem.Documentation, and is useful for accessing the field via an interface.
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem) GetDocumentation() *string {
+	return v.Documentation
 }
 
 // GetStage returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem.Stage, and is useful for accessing the field via an interface.
@@ -3025,6 +3091,36 @@ func (v *SetTenantUserSetTenantUser) GetName() string { return v.Name }
 
 // GetEmail returns SetTenantUserSetTenantUser.Email, and is useful for accessing the field via an interface.
 func (v *SetTenantUserSetTenantUser) GetEmail() string { return v.Email }
+
+// StartCaseBareResponse is returned by StartCaseBare on success.
+type StartCaseBareResponse struct {
+	// Start a case of a deployed definition. Without a team the caller is its only member and owner.
+	StartCase StartCaseBareStartCase `json:"startCase"`
+}
+
+// GetStartCase returns StartCaseBareResponse.StartCase, and is useful for accessing the field via an interface.
+func (v *StartCaseBareResponse) GetStartCase() StartCaseBareStartCase { return v.StartCase }
+
+// StartCaseBareStartCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type StartCaseBareStartCase struct {
+	Id string `json:"id"`
+	// The case definition's name.
+	Name string `json:"name"`
+	// The case plan's state: Active, Suspended, Completed, Terminated, Failed, Closed.
+	State string `json:"state"`
+}
+
+// GetId returns StartCaseBareStartCase.Id, and is useful for accessing the field via an interface.
+func (v *StartCaseBareStartCase) GetId() string { return v.Id }
+
+// GetName returns StartCaseBareStartCase.Name, and is useful for accessing the field via an interface.
+func (v *StartCaseBareStartCase) GetName() string { return v.Name }
+
+// GetState returns StartCaseBareStartCase.State, and is useful for accessing the field via an interface.
+func (v *StartCaseBareStartCase) GetState() string { return v.State }
 
 type StartCaseInput struct {
 	// Name of a definition deployed to the tenant, with or without .xml.
@@ -4346,6 +4442,14 @@ func (v *__SetTenantUserInput) GetTenant() string { return v.Tenant }
 // GetUser returns __SetTenantUserInput.User, and is useful for accessing the field via an interface.
 func (v *__SetTenantUserInput) GetUser() TenantUserInput { return v.User }
 
+// __StartCaseBareInput is used internally by genqlient
+type __StartCaseBareInput struct {
+	Input StartCaseInput `json:"input"`
+}
+
+// GetInput returns __StartCaseBareInput.Input, and is useful for accessing the field via an interface.
+func (v *__StartCaseBareInput) GetInput() StartCaseInput { return v.Input }
+
 // __StartCaseInput is used internally by genqlient
 type __StartCaseInput struct {
 	Input StartCaseInput `json:"input"`
@@ -5424,6 +5528,7 @@ query NestedCases ($first: Int) {
 					id
 					name
 					state
+					documentation
 					stage {
 						id
 						name
@@ -5444,6 +5549,16 @@ query NestedCases ($first: Int) {
 					planItem {
 						id
 					}
+				}
+				discretionaryItems {
+					name
+					parent {
+						id
+					}
+				}
+				history {
+					sequenceNr
+					type
 				}
 			}
 		}
@@ -6063,6 +6178,42 @@ func StartCase(
 	}
 
 	data_ = &StartCaseResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The mutation executed by StartCaseBare.
+const StartCaseBare_Operation = `
+mutation StartCaseBare ($input: StartCaseInput!) {
+	startCase(input: $input) {
+		id
+		name
+		state
+	}
+}
+`
+
+func StartCaseBare(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	input StartCaseInput,
+) (data_ *StartCaseBareResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "StartCaseBare",
+		Query:  StartCaseBare_Operation,
+		Variables: &__StartCaseBareInput{
+			Input: input,
+		},
+	}
+
+	data_ = &StartCaseBareResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(
