@@ -114,3 +114,27 @@ func TestNestedQueryStatementCount(t *testing.T) {
 		}
 	})
 }
+
+// TestMemberAccountsStayInTheTenant: a team member who is not a user of
+// the case's tenant sees the memberships, not the tenant's user register.
+func TestMemberAccountsStayInTheTenant(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		id := setupPermit(t, env).Id
+		if _, err := client.UpsertCaseTeamMembers(ctx, env.GraphQL("alice"), id, []client.CaseTeamMemberUpdate{{MemberId: "ivan"}}); err != nil {
+			t.Fatal(err)
+		}
+		team, err := client.CaseTeam(ctx, env.GraphQL("ivan"), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range team.Case.Team.Members {
+			if m.User != nil {
+				t.Fatalf("ivan, outside the tenant, sees the account of %s: %+v", m.MemberId, m.User)
+			}
+		}
+		team, err = client.CaseTeam(ctx, env.GraphQL("bob"), id)
+		if err != nil || team.Case.Team.Members[0].User == nil {
+			t.Fatalf("bob, in the tenant, lost the accounts: %+v %v", team, err)
+		}
+	})
+}
