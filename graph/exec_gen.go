@@ -5,6 +5,7 @@ package graph
 import (
 	"bytes"
 	"context"
+	"embed"
 	"errors"
 	"fmt"
 	"math"
@@ -326,7 +327,6 @@ type MutationResolver interface {
 	SetTenantUser(ctx context.Context, tenant string, user model.TenantUserInput) (*model.TenantUser, error)
 	RemoveTenantUser(ctx context.Context, tenant string, userID string) (bool, error)
 	ReplaceTenantUsers(ctx context.Context, tenant string, users []*model.TenantUserInput) (*model.Tenant, error)
-	DeployDefinition(ctx context.Context, tenant *string, name string, xml string) (*model.Definition, error)
 	StartCase(ctx context.Context, input model.StartCaseInput) (*model.Case, error)
 	MakePlanItemTransition(ctx context.Context, caseID string, planItem string, transition string) (*model.TransitionResult, error)
 	RaiseUserEvent(ctx context.Context, caseID string, event string) (*model.TransitionResult, error)
@@ -334,9 +334,7 @@ type MutationResolver interface {
 	UpdateCaseFileItem(ctx context.Context, caseID string, path string, value any) (*model.Case, error)
 	ReplaceCaseFileItem(ctx context.Context, caseID string, path string, value any) (*model.Case, error)
 	DeleteCaseFileItem(ctx context.Context, caseID string, path string) (*model.Case, error)
-	SetCaseTeam(ctx context.Context, caseID string, members []*model.CaseTeamMemberInput) (*model.Case, error)
-	UpsertCaseTeamMembers(ctx context.Context, caseID string, members []*model.CaseTeamMemberUpdate) (*model.Case, error)
-	RemoveCaseTeamMember(ctx context.Context, caseID string, memberID string, memberType *model.MemberType) (*model.Case, error)
+	DeployDefinition(ctx context.Context, tenant *string, name string, xml string) (*model.Definition, error)
 	ClaimTask(ctx context.Context, id string) (*model.Task, error)
 	AssignTask(ctx context.Context, id string, assignee string) (*model.Task, error)
 	DelegateTask(ctx context.Context, id string, assignee string) (*model.Task, error)
@@ -345,6 +343,9 @@ type MutationResolver interface {
 	SaveTaskOutput(ctx context.Context, id string, output any) (*model.Task, error)
 	ValidateTaskOutput(ctx context.Context, id string, output any) (*model.TaskValidation, error)
 	PlanDiscretionaryItem(ctx context.Context, caseID string, parentID string, definitionID string, name *string, planItemID *string) (*model.PlanItem, error)
+	SetCaseTeam(ctx context.Context, caseID string, members []*model.CaseTeamMemberInput) (*model.Case, error)
+	UpsertCaseTeamMembers(ctx context.Context, caseID string, members []*model.CaseTeamMemberUpdate) (*model.Case, error)
+	RemoveCaseTeamMember(ctx context.Context, caseID string, memberID string, memberType *model.MemberType) (*model.Case, error)
 }
 type PlanItemResolver interface {
 	Case(ctx context.Context, obj *model.PlanItem) (*model.Case, error)
@@ -361,12 +362,12 @@ type QueryResolver interface {
 	Me(ctx context.Context) (*model.Me, error)
 	Platform(ctx context.Context) (*model.Platform, error)
 	Tenant(ctx context.Context, name string) (*model.Tenant, error)
-	Definitions(ctx context.Context, tenant *string) ([]*model.Definition, error)
-	Definition(ctx context.Context, tenant *string, name string) (*model.Definition, error)
-	ValidateDefinition(ctx context.Context, xml string) (*model.DefinitionValidation, error)
 	Case(ctx context.Context, id string) (*model.Case, error)
 	Cases(ctx context.Context, filter *model.CaseFilter, first *int, after *string) (*model.CaseConnection, error)
 	PlanItem(ctx context.Context, id string) (*model.PlanItem, error)
+	Definitions(ctx context.Context, tenant *string) ([]*model.Definition, error)
+	Definition(ctx context.Context, tenant *string, name string) (*model.Definition, error)
+	ValidateDefinition(ctx context.Context, xml string) (*model.DefinitionValidation, error)
 	Tasks(ctx context.Context, filter *model.TaskFilter, first *int, after *string) (*model.TaskConnection, error)
 	Task(ctx context.Context, id string) (*model.Task, error)
 }
@@ -1707,6 +1708,17 @@ func newExecutionContext(
 	}
 }
 
+//go:embed "schema/case.graphqls" "schema/definition.graphqls" "schema/task.graphqls" "schema/team.graphqls"
+var sourcesFS embed.FS
+
+func sourceData(filename string) string {
+	data, err := sourcesFS.ReadFile(filename)
+	if err != nil {
+		panic(fmt.Sprintf("codegen problem: %s not available", filename))
+	}
+	return string(data)
+}
+
 var sources = []*ast.Source{
 	{Name: "../schema.graphqls", Input: `# CaseGraph GraphQL API.
 #
@@ -1729,29 +1741,6 @@ type Query {
   platform: Platform!
   "A tenant the caller is an enabled user of; null when it does not exist or the caller is not in it."
   tenant(name: String!): Tenant
-  """
-  The definitions deployed to a tenant. Without a tenant: the caller's only
-  tenant, or the default tenant when the caller is in several.
-  """
-  definitions(tenant: String): [Definition!]!
-  "One deployed definition by file name (.xml may be left out); null when there is none."
-  definition(tenant: String, name: String!): Definition
-  "Parse and validate a CMMN definitions document; needs no token and stores nothing."
-  validateDefinition(xml: String!): DefinitionValidation!
-  "A case the caller is in the team of; NOT_FOUND otherwise, as for an unknown id."
-  case(id: ID!): Case!
-  "The cases the caller is in the team of, newest change first unless sorted otherwise."
-  cases(filter: CaseFilter, first: Int = 20, after: String): CaseConnection!
-  "A plan item of a case the caller is in the team of; NOT_FOUND otherwise."
-  planItem(id: ID!): PlanItem!
-  """
-  The caller's task inbox: tasks of its cases, of roles it holds there, without
-  a role, or (as owner) all; with an assignee filter, every task of its cases
-  assigned to that user. Newest change first unless sorted otherwise.
-  """
-  tasks(filter: TaskFilter, first: Int = 20, after: String): TaskConnection!
-  "A task of a case the caller is in the team of; NOT_FOUND otherwise."
-  task(id: ID!): Task!
 }
 
 type Mutation {
@@ -1767,58 +1756,6 @@ type Mutation {
   removeTenantUser(tenant: String!, userId: String!): Boolean!
   "Replace the whole user list of a tenant. Tenant owners only."
   replaceTenantUsers(tenant: String!, users: [TenantUserInput!]!): Tenant!
-  """
-  Deploy a definition under a file name (.xml appended when missing) to a
-  tenant. Tenant owners only. An invalid document is refused with
-  BAD_USER_INPUT and every problem in extensions.problems.
-  """
-  deployDefinition(tenant: String, name: String!, xml: String!): Definition!
-
-  "Start a case of a deployed definition. Without a team the caller is its only member and owner."
-  startCase(input: StartCaseInput!): Case!
-  """
-  Apply a transition (complete, suspend, manualStart, occur, …; any case) to
-  the plan items with this id or name. The returned case shows the result;
-  changed is false when nothing changed.
-  """
-  makePlanItemTransition(caseId: ID!, planItem: String!, transition: String!): TransitionResult!
-  "Raise a user event by id or name (the occur transition)."
-  raiseUserEvent(caseId: ID!, event: String!): TransitionResult!
-  "Create a case file item at a path such as Order or Order/Lines[1]; \"\" is the whole case file."
-  createCaseFileItem(caseId: ID!, path: String!, value: JSON!): Case!
-  "Merge a value into a case file item."
-  updateCaseFileItem(caseId: ID!, path: String!, value: JSON!): Case!
-  "Replace a case file item."
-  replaceCaseFileItem(caseId: ID!, path: String!, value: JSON!): Case!
-  "Delete a case file item."
-  deleteCaseFileItem(caseId: ID!, path: String!): Case!
-
-  "Replace the whole team of a case. Case owners only; the team needs an owner."
-  setCaseTeam(caseId: ID!, members: [CaseTeamMemberInput!]!): Case!
-  """
-  Add or change team members: caseRoles are added, removeRoles removed,
-  ownership changes only when isOwner is given. Case owners only.
-  """
-  upsertCaseTeamMembers(caseId: ID!, members: [CaseTeamMemberUpdate!]!): Case!
-  "Remove a member from the team. Case owners only; the last owner cannot go."
-  removeCaseTeamMember(caseId: ID!, memberId: String!, memberType: MemberType = USER): Case!
-
-  "Claim a task: the caller becomes assignee and owner. Needs the task's role."
-  claimTask(id: ID!): Task!
-  "Assign a task. Needs the role; a non-owner assigns only to a member holding it."
-  assignTask(id: ID!, assignee: String!): Task!
-  "Delegate a task; the owner gets it back on revoke."
-  delegateTask(id: ID!, assignee: String!): Task!
-  "Revoke a task: a delegated one back to its owner, an assigned one to nobody."
-  revokeTask(id: ID!): Task!
-  "Complete a task with its output; a caller who is not the assignee claims it first."
-  completeTask(id: ID!, output: JSON): Task!
-  "Store output on a task without completing it."
-  saveTaskOutput(id: ID!, output: JSON!): Task!
-  "Check output as completing the task would, with its validator when it has one."
-  validateTaskOutput(id: ID!, output: JSON!): TaskValidation!
-  "Plan a discretionary item under a stage or human task; the new item follows its own lifecycle."
-  planDiscretionaryItem(caseId: ID!, parentId: ID!, definitionId: String!, name: String, planItemId: String): PlanItem!
 }
 
 "The caller as the platform knows it."
@@ -1890,274 +1827,11 @@ input TenantUserInput {
   "Defaults to true."
   enabled: Boolean
 }
-
-"A CMMN definitions document deployed to a tenant; its main case is the first case in it."
-type Definition {
-  "The file name, with .xml."
-  name: String!
-  tenant: String!
-  "Deployment number of this name in the tenant: 1, 2, …"
-  version: Int!
-  "Hex SHA-256 of the document; cases record the hash they run on."
-  hash: String!
-  deployedAt: Time!
-  deployedBy: String!
-  caseName: String!
-  documentation: String!
-  caseRoles: [String!]!
-  inputParameters: [InputParameter!]!
-  xml: String!
-}
-
-"A case input parameter and the case file item it binds to."
-type InputParameter {
-  name: String!
-  caseFileItem: String
-}
-
-type DefinitionValidation {
-  valid: Boolean!
-  "Every problem found, each naming the element."
-  problems: [String!]!
-}
-
-"A case instance. Everything in it is visible to its team only."
-type Case {
-  id: ID!
-  tenant: String!
-  "The case definition's name."
-  name: String!
-  "The file name of the definition it was started from."
-  definition: String!
-  "The case plan's state: Active, Suspended, Completed, Terminated, Failed, Closed."
-  state: String!
-  failures: Int!
-  parentCaseId: String
-  rootCaseId: String!
-  createdOn: Time!
-  createdBy: String!
-  lastModified: Time!
-  modifiedBy: String!
-  "Plan items in creation order; the first is the case plan."
-  planItems: [PlanItem!]!
-  "The case file: a JSON object keyed by top-level case file item names."
-  caseFile: JSON!
-  identifiers: [BusinessIdentifier!]!
-  "The case's events in order."
-  history: [CaseEvent!]!
-  "Roles the definition declares."
-  caseRoles: [String!]!
-  "Who may see the case and act in it."
-  team: CaseTeam!
-  "The case's human tasks that became active, oldest first."
-  tasks: [Task!]!
-  "What the caller may plan into the case now."
-  discretionaryItems: [DiscretionaryItem!]!
-}
-
-"A human task: its workflow state apart from its plan item's CMMN state."
-type Task {
-  id: ID!
-  name: String!
-  "Unassigned, Assigned, Delegated, Suspended, Completed or Terminated."
-  state: String!
-  assignee: String
-  owner: String
-  "The performer case role; null when any member may perform it."
-  role: String
-  dueDate: Time
-  input: JSON!
-  output: JSON!
-  "The task model (JSON schema and UI schema), parsed when it is JSON."
-  taskModel: JSON
-  tenant: String!
-  caseName: String!
-  createdOn: Time!
-  createdBy: String!
-  lastModified: Time!
-  modifiedBy: String!
-  "Whether the caller holds the task's role or is its assignee."
-  mayPerform: Boolean!
-  case: Case!
-  planItem: PlanItem!
-}
-
-type TaskConnection {
-  edges: [TaskEdge!]!
-  pageInfo: PageInfo!
-}
-
-type TaskEdge {
-  cursor: String!
-  node: Task!
-}
-
-input TaskFilter {
-  tenant: String
-  "Business identifiers of the case: name=value, name!=value or name."
-  identifiers: String
-  "Exact case name."
-  caseName: String
-  "Exact task name."
-  taskName: String
-  "States, any of them."
-  states: [String!]
-  assignee: String
-  owner: String
-  dueOn: String
-  dueBefore: String
-  dueAfter: String
-  "Offset such as +01:00 for the due dates; UTC when absent."
-  timeZone: String
-  "taskstate, assignee, owner, duedate, createdon, createdby, modifiedby, lastmodified."
-  sortBy: String
-  sortOrder: String
-}
-
-"A discretionary item the caller may plan now."
-type DiscretionaryItem {
-  name: String!
-  "The discretionary item's id in the definition."
-  definitionId: String!
-  type: String!
-  "The stage or human task it would be planned under."
-  parent: PlanItem!
-}
-
-type TaskValidation {
-  valid: Boolean!
-  "The validator's answer; empty when valid."
-  result: JSON!
-}
-
-"A case team: its memberships, the definition's roles and the roles nobody holds."
-type CaseTeam {
-  members: [Member!]!
-  caseRoles: [String!]!
-  unassignedRoles: [String!]!
-}
-
-"A membership of a case team: a tenant user, or a tenant role (every user holding it in the case's tenant)."
-type Member {
-  memberId: String!
-  memberType: MemberType!
-  caseRoles: [String!]!
-  isOwner: Boolean!
-  "For a user: Tenant (registered in the case's tenant), Platform (in another tenant) or IDP."
-  origin: String
-  "For a user registered in the case's tenant: that account."
-  user: TenantUser
-}
-
-type PlanItem {
-  id: ID!
-  case: Case!
-  definitionId: String!
-  name: String!
-  "CasePlan, Stage, HumanTask, CaseTask, ProcessTask, Milestone, UserEvent or TimerEvent."
-  type: String!
-  "Repetition index, from 0."
-  index: Int!
-  state: String!
-  historyState: String!
-  "The last transition, e.g. Create, Start, Complete."
-  transition: String!
-  isRequired: Boolean!
-  isRepeating: Boolean!
-  lastModified: Time!
-  modifiedBy: String!
-  "The stage the item is in; null for the case plan."
-  stage: PlanItem
-  "The items of a stage or the case plan."
-  children: [PlanItem!]!
-  documentation: String
-}
-
-type BusinessIdentifier {
-  name: String!
-  value: String!
-}
-
-type CaseEvent {
-  sequenceNr: Int!
-  type: String!
-  at: Time!
-  user: String!
-  payload: JSON!
-}
-
-type TransitionResult {
-  changed: Boolean!
-  case: Case!
-}
-
-type CaseConnection {
-  edges: [CaseEdge!]!
-  pageInfo: PageInfo!
-}
-
-type CaseEdge {
-  cursor: String!
-  node: Case!
-}
-
-type PageInfo {
-  hasNextPage: Boolean!
-  endCursor: String
-}
-
-input CaseFilter {
-  tenant: String
-  "Case plan state; Failed means cases with failures."
-  state: String
-  "Case-insensitive part of the case name."
-  caseName: String
-  "Business identifiers: name=value, name!=value or name, comma-separated."
-  identifiers: String
-  "id, casename, state, tenant, failures, createdon, createdby, lastmodified, modifiedby."
-  sortBy: String
-  "asc, or desc (default)."
-  sortOrder: String
-}
-
-input StartCaseInput {
-  "Name of a definition deployed to the tenant, with or without .xml."
-  definition: String!
-  "Default: the configured default tenant."
-  tenant: String
-  "Generated when absent."
-  caseInstanceId: String
-  "Case input parameters by name."
-  inputs: JSON
-  "Without a team the caller is its only member and owner."
-  team: [CaseTeamMemberInput!]
-  debug: Boolean
-}
-
-enum MemberType {
-  USER
-  ROLE
-}
-
-input CaseTeamMemberInput {
-  "A tenant user id, or a tenant role name."
-  memberId: String!
-  memberType: MemberType = USER
-  caseRoles: [String!]
-  isOwner: Boolean
-}
-
-input CaseTeamMemberUpdate {
-  memberId: String!
-  memberType: MemberType = USER
-  "Sets ownership when given; unchanged otherwise."
-  isOwner: Boolean
-  "Roles to add."
-  caseRoles: [String!]
-  "Roles to remove."
-  removeRoles: [String!]
-}
 `, BuiltIn: false},
+	{Name: "schema/case.graphqls", Input: sourceData("schema/case.graphqls"), BuiltIn: false},
+	{Name: "schema/definition.graphqls", Input: sourceData("schema/definition.graphqls"), BuiltIn: false},
+	{Name: "schema/task.graphqls", Input: sourceData("schema/task.graphqls"), BuiltIn: false},
+	{Name: "schema/team.graphqls", Input: sourceData("schema/team.graphqls"), BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -5502,50 +5176,6 @@ func (ec *executionContext) fieldContext_Mutation_replaceTenantUsers(ctx context
 	return fc, nil
 }
 
-func (ec *executionContext) _Mutation_deployDefinition(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_deployDefinition(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().DeployDefinition(ctx, fc.Args["tenant"].(*string), fc.Args["name"].(string), fc.Args["xml"].(string))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.Definition) graphql.Marshaler {
-			return ec.marshalNDefinition2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐDefinition(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_deployDefinition(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Definition(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_deployDefinition_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
 func (ec *executionContext) _Mutation_startCase(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5872,34 +5502,34 @@ func (ec *executionContext) fieldContext_Mutation_deleteCaseFileItem(ctx context
 	return fc, nil
 }
 
-func (ec *executionContext) _Mutation_setCaseTeam(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+func (ec *executionContext) _Mutation_deployDefinition(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_setCaseTeam(ctx, field)
+			return ec.fieldContext_Mutation_deployDefinition(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().SetCaseTeam(ctx, fc.Args["caseId"].(string), fc.Args["members"].([]*model.CaseTeamMemberInput))
+			return ec.Resolvers.Mutation().DeployDefinition(ctx, fc.Args["tenant"].(*string), fc.Args["name"].(string), fc.Args["xml"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.Case) graphql.Marshaler {
-			return ec.marshalNCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Definition) graphql.Marshaler {
+			return ec.marshalNDefinition2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐDefinition(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Mutation_setCaseTeam(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Mutation_deployDefinition(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Mutation",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Case(ctx, field)
+			return ec.childFields_Definition(ctx, field)
 		},
 	}
 	defer func() {
@@ -5909,95 +5539,7 @@ func (ec *executionContext) fieldContext_Mutation_setCaseTeam(ctx context.Contex
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_setCaseTeam_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_upsertCaseTeamMembers(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_upsertCaseTeamMembers(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().UpsertCaseTeamMembers(ctx, fc.Args["caseId"].(string), fc.Args["members"].([]*model.CaseTeamMemberUpdate))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.Case) graphql.Marshaler {
-			return ec.marshalNCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_upsertCaseTeamMembers(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Case(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_upsertCaseTeamMembers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Mutation_removeCaseTeamMember(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Mutation_removeCaseTeamMember(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().RemoveCaseTeamMember(ctx, fc.Args["caseId"].(string), fc.Args["memberId"].(string), fc.Args["memberType"].(*model.MemberType))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.Case) graphql.Marshaler {
-			return ec.marshalNCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Mutation_removeCaseTeamMember(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Mutation",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Case(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_removeCaseTeamMember_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = ec.field_Mutation_deployDefinition_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -6368,6 +5910,138 @@ func (ec *executionContext) fieldContext_Mutation_planDiscretionaryItem(ctx cont
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_planDiscretionaryItem_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setCaseTeam(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setCaseTeam(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetCaseTeam(ctx, fc.Args["caseId"].(string), fc.Args["members"].([]*model.CaseTeamMemberInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setCaseTeam(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setCaseTeam_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_upsertCaseTeamMembers(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_upsertCaseTeamMembers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpsertCaseTeamMembers(ctx, fc.Args["caseId"].(string), fc.Args["members"].([]*model.CaseTeamMemberUpdate))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_upsertCaseTeamMembers(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_upsertCaseTeamMembers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_removeCaseTeamMember(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_removeCaseTeamMember(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RemoveCaseTeamMember(ctx, fc.Args["caseId"].(string), fc.Args["memberId"].(string), fc.Args["memberType"].(*model.MemberType))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_removeCaseTeamMember(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_removeCaseTeamMember_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -6987,138 +6661,6 @@ func (ec *executionContext) fieldContext_Query_tenant(ctx context.Context, field
 	return fc, nil
 }
 
-func (ec *executionContext) _Query_definitions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_definitions(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Definitions(ctx, fc.Args["tenant"].(*string))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*model.Definition) graphql.Marshaler {
-			return ec.marshalNDefinition2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐDefinitionᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Query_definitions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Query",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Definition(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_definitions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Query_definition(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_definition(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Definition(ctx, fc.Args["tenant"].(*string), fc.Args["name"].(string))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.Definition) graphql.Marshaler {
-			return ec.marshalODefinition2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐDefinition(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Query_definition(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Query",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Definition(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_definition_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Query_validateDefinition(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_validateDefinition(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().ValidateDefinition(ctx, fc.Args["xml"].(string))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.DefinitionValidation) graphql.Marshaler {
-			return ec.marshalNDefinitionValidation2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐDefinitionValidation(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Query_validateDefinition(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Query",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_DefinitionValidation(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_validateDefinition_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
 func (ec *executionContext) _Query_case(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7245,6 +6787,138 @@ func (ec *executionContext) fieldContext_Query_planItem(ctx context.Context, fie
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_planItem_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_definitions(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_definitions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Definitions(ctx, fc.Args["tenant"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Definition) graphql.Marshaler {
+			return ec.marshalNDefinition2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐDefinitionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_definitions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Definition(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_definitions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_definition(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_definition(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Definition(ctx, fc.Args["tenant"].(*string), fc.Args["name"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Definition) graphql.Marshaler {
+			return ec.marshalODefinition2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐDefinition(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_definition(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Definition(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_definition_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_validateDefinition(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_validateDefinition(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ValidateDefinition(ctx, fc.Args["xml"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DefinitionValidation) graphql.Marshaler {
+			return ec.marshalNDefinitionValidation2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐDefinitionValidation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_validateDefinition(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DefinitionValidation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_validateDefinition_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -10975,13 +10649,6 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "deployDefinition":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_deployDefinition(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
 		case "startCase":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_startCase(ctx, field)
@@ -11031,23 +10698,9 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
-		case "setCaseTeam":
+		case "deployDefinition":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_setCaseTeam(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "upsertCaseTeamMembers":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_upsertCaseTeamMembers(ctx, field)
-			})
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "removeCaseTeamMember":
-			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
-				return ec._Mutation_removeCaseTeamMember(ctx, field)
+				return ec._Mutation_deployDefinition(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -11104,6 +10757,27 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "planDiscretionaryItem":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_planDiscretionaryItem(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setCaseTeam":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setCaseTeam(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "upsertCaseTeamMembers":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_upsertCaseTeamMembers(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removeCaseTeamMember":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_removeCaseTeamMember(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -11352,24 +11026,6 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_tenant(ctx, field)
 				})
-		case "definitions":
-			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_definitions(ctx, field)
-				})
-		case "definition":
-			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_definition(ctx, field)
-				})
-		case "validateDefinition":
-			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_validateDefinition(ctx, field)
-				})
 		case "case":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -11387,6 +11043,24 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_planItem(ctx, field)
+				})
+		case "definitions":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_definitions(ctx, field)
+				})
+		case "definition":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_definition(ctx, field)
+				})
+		case "validateDefinition":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_validateDefinition(ctx, field)
 				})
 		case "tasks":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
