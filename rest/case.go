@@ -257,26 +257,47 @@ func (a *API) makeTransition(w http.ResponseWriter, r *http.Request, who auth.Id
 }
 
 func (a *API) caseHistoryEvents(w http.ResponseWriter, r *http.Request, who auth.Identity) {
-	id := r.PathValue("caseId")
-	events, err := a.svc.CaseEvents(r.Context(), who, id)
+	events, err := a.svc.CaseEvents(r.Context(), who, r.PathValue("caseId"))
 	if err != nil {
 		a.writeError(w, r, err)
 		return
 	}
-	type eventJSON struct {
-		Nr      int64          `json:"nr"`
-		Offset  int64          `json:"offset"`
-		Type    string         `json:"type"`
-		Content map[string]any `json:"content"`
+	writeJSON(w, http.StatusOK, toEventsJSON(r.PathValue("caseId"), events))
+}
+
+// debugEvents serves GET /debug/{modelId}?from=&to=, the reference
+// engine's raw event view.
+func (a *API) debugEvents(w http.ResponseWriter, r *http.Request, who auth.Identity) {
+	q := r.URL.Query()
+	from, _ := strconv.ParseInt(q.Get("from"), 10, 64)
+	to, _ := strconv.ParseInt(q.Get("to"), 10, 64)
+	events, err := a.svc.DebugEvents(r.Context(), who, r.PathValue("modelId"), from, to)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
 	}
+	writeJSON(w, http.StatusOK, toEventsJSON(r.PathValue("modelId"), events))
+}
+
+// eventJSON is an event as the reference engine's debug and history views
+// show it: its number and offset, its type, and its content with the
+// modelEvent header.
+type eventJSON struct {
+	Nr      int64          `json:"nr"`
+	Offset  int64          `json:"offset"`
+	Type    string         `json:"type"`
+	Content map[string]any `json:"content"`
+}
+
+func toEventsJSON(id string, events []service.CaseEvent) []eventJSON {
 	out := make([]eventJSON, 0, len(events))
 	for _, e := range events {
 		content := map[string]any{}
 		_ = jsonUnmarshal(e.Payload, &content)
 		content["modelEvent"] = map[string]any{"actorId": id, "tenant": e.Tenant, "timestamp": instant(e.At), "user": map[string]any{"id": e.UserID}}
-		out = append(out, eventJSON{Nr: e.Seq, Offset: e.Seq, Type: e.Type, Content: content})
+		out = append(out, eventJSON{Nr: e.Seq, Offset: e.Seq - 1, Type: e.Type, Content: content})
 	}
-	writeJSON(w, http.StatusOK, out)
+	return out
 }
 
 func (a *API) planItemsHistory(w http.ResponseWriter, r *http.Request, who auth.Identity) {

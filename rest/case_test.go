@@ -325,3 +325,31 @@ func TestDebugMode(t *testing.T) {
 		}
 	})
 }
+
+func TestDebugEvents(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		id := setupPermit(t, env)
+		var events []struct {
+			Nr, Offset int64
+			Type       string
+			Content    map[string]any
+		}
+		// carl is a user of the tenant but not in the team: the debug view
+		// is by tenant, as in the reference engine.
+		expect(t, env.Do(servertest.Request{Method: "POST", Path: "/tenant/acme/users", User: "alice", Body: map[string]any{"userId": "carl"}}), 204, "")
+		resp := env.Do(servertest.Request{Method: "GET", Path: "/debug/" + id, User: "carl"})
+		expect(t, resp, 200, "")
+		resp.JSON(t, &events)
+		if len(events) < 3 || events[0].Type != "CaseDefinitionApplied" || events[0].Offset != 0 {
+			t.Fatalf("events = %+v", events[:min(len(events), 3)])
+		}
+		if me, _ := events[0].Content["modelEvent"].(map[string]any); me["tenant"] != "acme" || me["actorId"] != id {
+			t.Fatalf("modelEvent = %v", events[0].Content["modelEvent"])
+		}
+		env.Do(servertest.Request{Method: "GET", Path: "/debug/" + id + "?from=1&to=3", User: admin}).JSON(t, &events)
+		if len(events) != 2 || events[0].Offset != 1 {
+			t.Fatalf("paged events = %+v", events)
+		}
+		expect(t, env.Do(servertest.Request{Method: "GET", Path: "/debug/" + id, User: "zed"}), 404, "A case with id '"+id+"' cannot be found.")
+	})
+}

@@ -109,6 +109,7 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.Handle("POST /tasks/{taskId}", a.authed(a.validateTask))
 	mux.Handle("GET /cases/{caseId}/discretionaryitems", a.authed(a.discretionaryItems))
 	mux.Handle("POST /cases/{caseId}/discretionaryitems/plan", a.authed(a.planDiscretionaryItem))
+	mux.Handle("GET /debug/{modelId}", a.authed(a.debugEvents))
 	mux.Handle("GET /identifiers", a.authed(a.identifiers))
 	mux.Handle("GET /identifiers/names", a.authed(a.identifierNames))
 }
