@@ -222,3 +222,21 @@ func TestStatusWhenDatabaseDown(t *testing.T) {
 		expect(t, resp, http.StatusServiceUnavailable, "")
 	})
 }
+
+func TestSwagger(t *testing.T) {
+	env := servertest.Start(t, "sqlite")
+	resp := env.Do(servertest.Request{Method: "GET", Path: "/api-docs/swagger.json"})
+	expect(t, resp, 200, "")
+	var doc struct {
+		Paths map[string]map[string]any `json:"paths"`
+	}
+	resp.JSON(t, &doc)
+	for _, p := range []string{"/cases", "/tasks/{taskId}/claim", "/tenant/{tenant}/users", "/repository/deploy/{fileName}"} {
+		if doc.Paths[p] == nil {
+			t.Errorf("the description lacks %s", p)
+		}
+	}
+	if doc.Paths["/cases/{caseId}/planitems/{planItem}/{transition}"]["post"] == nil {
+		t.Errorf("the transition route is not a POST")
+	}
+}

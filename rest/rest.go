@@ -23,6 +23,8 @@ type API struct {
 	svc    *service.Service
 	authn  Authenticator
 	logger *slog.Logger
+	// patterns are the routes Register added, for the API description.
+	patterns []string
 }
 
 // New returns the REST API over svc.
@@ -31,7 +33,8 @@ func New(svc *service.Service, authn Authenticator, logger *slog.Logger) *API {
 }
 
 // Register adds the REST routes to mux.
-func (a *API) Register(mux *http.ServeMux) {
+func (a *API) Register(m *http.ServeMux) {
+	mux := &recorder{mux: m, api: a}
 	// Health and version answer at the root (the reference engine) and
 	// under /platform (its guide); neither needs a token.
 	for _, prefix := range []string{"", "/platform"} {
@@ -112,6 +115,7 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.Handle("GET /debug/{modelId}", a.authed(a.debugEvents))
 	mux.Handle("GET /identifiers", a.authed(a.identifiers))
 	mux.Handle("GET /identifiers/names", a.authed(a.identifierNames))
+	mux.HandleFunc("GET /api-docs/swagger.json", a.swagger)
 }
 
 // authedHandler is a handler that runs for a verified caller.
