@@ -334,10 +334,7 @@ func TestDebugEvents(t *testing.T) {
 			Type       string
 			Content    map[string]any
 		}
-		// carl is a user of the tenant but not in the team: the debug view
-		// is by tenant, as in the reference engine.
-		expect(t, env.Do(servertest.Request{Method: "POST", Path: "/tenant/acme/users", User: "alice", Body: map[string]any{"userId": "carl"}}), 204, "")
-		resp := env.Do(servertest.Request{Method: "GET", Path: "/debug/" + id, User: "carl"})
+		resp := env.Do(servertest.Request{Method: "GET", Path: "/debug/" + id, User: "bob"})
 		expect(t, resp, 200, "")
 		resp.JSON(t, &events)
 		if len(events) < 3 || events[0].Type != "CaseDefinitionApplied" || events[0].Offset != 0 {
@@ -346,10 +343,15 @@ func TestDebugEvents(t *testing.T) {
 		if me, _ := events[0].Content["modelEvent"].(map[string]any); me["tenant"] != "acme" || me["actorId"] != id {
 			t.Fatalf("modelEvent = %v", events[0].Content["modelEvent"])
 		}
-		env.Do(servertest.Request{Method: "GET", Path: "/debug/" + id + "?from=1&to=3", User: admin}).JSON(t, &events)
+		env.Do(servertest.Request{Method: "GET", Path: "/debug/" + id + "?from=1&to=3", User: "bob"}).JSON(t, &events)
 		if len(events) != 2 || events[0].Offset != 1 {
 			t.Fatalf("paged events = %+v", events)
 		}
-		expect(t, env.Do(servertest.Request{Method: "GET", Path: "/debug/" + id, User: "zed"}), 404, "A case with id '"+id+"' cannot be found.")
+		// The reference engine shows it to every user of the tenant and to
+		// platform owners; here the team decides, as for every case read.
+		expect(t, env.Do(servertest.Request{Method: "POST", Path: "/tenant/acme/users", User: "alice", Body: map[string]any{"userId": "carl"}}), 204, "")
+		for _, u := range []string{"zed", "carl", admin} {
+			expect(t, env.Do(servertest.Request{Method: "GET", Path: "/debug/" + id, User: u}), 404, "A case with id '"+id+"' cannot be found.")
+		}
 	})
 }
