@@ -23,6 +23,32 @@ func (r *run) exprEnv(item *PlanItem, vars map[string]any) *exprEnv {
 	return &exprEnv{r: r, item: item, vars: vars}
 }
 
+// withContext returns the environment for expression x: when x names a
+// case file item by its contextRef (an if-part, a rule, an assignment),
+// that item's value is available under the item's name, also when the
+// item is nested ("!DetailsKey.isEmpty()" with contextRef
+// "IdentifierList/DetailsKey"). A nested item is read through the current
+// element of the arrays on the way; an array item gives its whole list.
+func (e *exprEnv) withContext(x *cmmn.Expression) *exprEnv {
+	if x == nil || x.Context() == nil {
+		return e
+	}
+	f := x.Context()
+	if _, own := e.vars[f.Name()]; own || f.Parent() == nil {
+		return e // a top-level item is known by its name already
+	}
+	var v any
+	if s, ok, err := e.r.bindingSlot(f, false); err == nil && ok {
+		v = s.get()
+	}
+	vars := make(map[string]any, len(e.vars)+1)
+	for k, val := range e.vars {
+		vars[k] = val
+	}
+	vars[f.Name()] = v
+	return &exprEnv{r: e.r, item: e.item, vars: vars}
+}
+
 // Lookup resolves a root identifier of an expression.
 func (e *exprEnv) Lookup(name string) (any, bool) {
 	if v, ok := e.vars[name]; ok {

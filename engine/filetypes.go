@@ -43,6 +43,15 @@ func checkItem(f *cmmn.CaseFileItem, path string, v any, depth int) string {
 	if v == nil || depth > maxValueDepth {
 		return ""
 	}
+	if _, isList := v.([]any); isList && f.Definition() != nil {
+		// Only items of multiplicity ZeroOrMore or OneOrMore hold a list;
+		// an element of one is a single value too. An item without a
+		// definition holds any JSON value, a list included.
+		if f.IsArray() {
+			return fmt.Sprintf("An element of case file item '%s' cannot be a list", path)
+		}
+		return fmt.Sprintf("The case file item '%s' has multiplicity %s, so it holds one value and cannot be given a list", path, f.Multiplicity())
+	}
 	m, ok := v.(map[string]any)
 	if !ok {
 		if structured(f) {

@@ -81,7 +81,7 @@ func (r *run) activate(p *PlanItem) error {
 		}
 	}
 	if x := w.DueDate(); x != nil {
-		if v, err := x.Eval(env); err == nil {
+		if v, err := x.Eval(env.withContext(x)); err == nil {
 			if due, ok := dueTime(v, r.env.Now); ok {
 				t.DueDate = &due
 			}
@@ -89,7 +89,7 @@ func (r *run) activate(p *PlanItem) error {
 	}
 	assignee := ""
 	if x := w.Assignment(); x != nil {
-		if v, err := x.Eval(env); err == nil {
+		if v, err := x.Eval(env.withContext(x)); err == nil {
 			if s, ok := v.(string); ok {
 				assignee = strings.TrimSpace(s)
 			}

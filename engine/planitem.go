@@ -86,6 +86,9 @@ func (r *run) createItemID(def *cmmn.PlanItem, stage *PlanItem, index int, id st
 // holds evaluates a rule. The reference engine treats a rule that fails to
 // evaluate (a property of an empty case file item) as not holding.
 func (r *run) holds(rule *cmmn.Rule, env *exprEnv) bool {
+	if rule != nil {
+		env = env.withContext(rule.Condition())
+	}
 	ok, err := rule.Holds(env)
 	return err == nil && ok
 }

@@ -155,3 +155,100 @@ func TestReferencePlanning(t *testing.T) {
 	x.do(CompleteHumanTask{PlanItemID: x.item("T4").ID}, alice)
 	x.want(map[string]State{"Stage": Completed, "T4": Active, "planning": Active})
 }
+
+func TestReferenceCaseFileMultiplicity(t *testing.T) {
+	x := startShared(t, "casefile.xml", nil)
+	x.do(ChangeCaseFile{Op: FileCreate, Path: "RootCaseFileItem", Value: map[string]any{"RootProperty1": "a"}}, alice)
+	tests := []struct {
+		name string
+		cmd  ChangeCaseFile
+		msg  string
+	}{
+		{"second value of an ExactlyOne item", ChangeCaseFile{Op: FileCreate, Path: "RootCaseFileItem", Value: map[string]any{"RootProperty1": "b"}},
+			"CreateCaseFileItem[RootCaseFileItem] cannot be done because item is in state Available"},
+		{"a list for an ExactlyOne item", ChangeCaseFile{Op: FileCreate, Path: "RootCaseFileItem/ChildItem", Value: []any{map[string]any{}, map[string]any{}}},
+			"The case file item 'RootCaseFileItem/ChildItem' has multiplicity ExactlyOne, so it holds one value and cannot be given a list"},
+		{"a list for a nested ExactlyOne item", ChangeCaseFile{Op: FileUpdate, Path: "RootCaseFileItem", Value: map[string]any{"ChildItem": []any{map[string]any{"ChildName": "x"}}}},
+			"The case file item 'RootCaseFileItem/ChildItem' has multiplicity ExactlyOne, so it holds one value and cannot be given a list"},
+		{"an element that is a list", ChangeCaseFile{Op: FileCreate, Path: "RootCaseFileArray", Value: []any{[]any{map[string]any{}}}},
+			"An element of case file item 'RootCaseFileArray[0]' cannot be a list"},
+		{"a list for the whole case file", ChangeCaseFile{Op: FileUpdate, Path: "", Value: map[string]any{"RootCaseFileItem": []any{map[string]any{}}}},
+			"The case file item 'RootCaseFileItem' has multiplicity ExactlyOne, so it holds one value and cannot be given a list"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if e := x.fail(tt.cmd, alice); e.Kind != ErrInvalid || e.Msg != tt.msg {
+				t.Errorf("got %d %q\nwant %q", e.Kind, e.Msg, tt.msg)
+			}
+		})
+	}
+	// Arrays take lists: one element per entry.
+	x.do(ChangeCaseFile{Op: FileCreate, Path: "RootCaseFileItem/ChildArray", Value: []any{map[string]any{"ChildName": "1"}, map[string]any{"ChildName": "2"}}}, alice)
+	x.do(ChangeCaseFile{Op: FileCreate, Path: "RootCaseFileItem/ChildArray", Value: map[string]any{"ChildName": "3"}}, alice)
+	if got := x.fileJSON(); got != `{"RootCaseFileItem":{"ChildArray":[{"ChildName":"1"},{"ChildName":"2"},{"ChildName":"3"}],"RootProperty1":"a"}}` {
+		t.Errorf("case file %s", got)
+	}
+}
+
+// An if-part whose contextRef names a nested array item sees that item by
+// its name: GetDetails starts once IdentifierList/DetailsKey has content.
+func TestReferenceIfPartContextRef(t *testing.T) {
+	x := startShared(t, "getlist_getdetails.xml", nil)
+	x.want(map[string]State{"GetList": Available, "GetDetails": Available})
+	x.do(ChangeCaseFile{Op: FileCreate, Path: "IdentifierList", Value: map[string]any{}}, alice)
+	x.want(map[string]State{"GetDetails": Available})
+	x.do(ChangeCaseFile{Op: FileCreate, Path: "IdentifierList/DetailsKey", Value: []any{map[string]any{"id": "1"}, map[string]any{"id": "2"}}}, alice)
+	// Each new key starts (or repeats) GetDetails: one call per key.
+	if got := x.items("GetDetails"); len(got) != 2 || got[0].State != Active || got[1].State != Active {
+		t.Errorf("GetDetails should run per key: %s", x.summary())
+	}
+}
+
+// The output parameters of a case read its bound case file items.
+func TestReferenceCaseOutput(t *testing.T) {
+	if _, err := os.Stat(sharedModels); err != nil {
+		t.Skip("shared models not available")
+	}
+	data, err := os.ReadFile(filepath.Join(sharedModels, "subcasewitharrayoutput.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs, err := cmmn.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := defs.Case("simpleinoutcase.case")
+	x := &tc{t: t, def: def, now: t0}
+	c, _, err := Start(def, StartCase{ID: "sub-1", Team: Team{Members: []Member{{ID: "alice", Type: UserMember, IsOwner: true}}}}, alice, x.env())
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.c = c
+	if got := CaseOutput(def, c); len(got) != 1 || got["out"] != nil {
+		t.Errorf("output before: %v", got)
+	}
+	x.do(ChangeCaseFile{Op: FileCreate, Path: "out", Value: []any{"a", "b"}}, alice)
+	got := CaseOutput(def, x.c)
+	if list, _ := got["out"].([]any); len(list) != 2 || list[0] != "a" {
+		t.Errorf("output after: %v", got)
+	}
+}
+
+// The cafienne suspend and resume criteria suspend a stage with what it
+// holds, and resume it to where it was.
+func TestReferenceSuspendResume(t *testing.T) {
+	x := startShared(t, "suspendresume.xml", nil)
+	x.want(map[string]State{"Stage": Active, "Task in Stage": Active, "Milestone": Available, "After 5 seconds": Available})
+	x.do(MakeTransition{PlanItem: "Suspend Stage Event", Transition: Occur}, alice)
+	x.want(map[string]State{"Stage": Suspended, "Task in Stage": Suspended, "After 5 seconds": Suspended})
+	if got := x.items("suspender"); len(got) != 2 || got[0].State != Completed || got[1].State != Active {
+		t.Errorf("suspender should complete and repeat: %s", x.summary())
+	}
+	if x.item("Task in Stage").Task.State != TaskSuspended {
+		t.Errorf("task workflow %s", x.item("Task in Stage").Task.State)
+	}
+	x.do(MakeTransition{PlanItem: "Resume Stage Event", Transition: Occur}, alice)
+	x.want(map[string]State{"Stage": Active, "Task in Stage": Active, "After 5 seconds": Available, "Milestone": Available})
+	x.do(FireTimer{PlanItemID: x.item("After 5 seconds").ID}, alice)
+	x.want(map[string]State{"Milestone": Completed})
+}

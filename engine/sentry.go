@@ -222,7 +222,7 @@ func (r *run) satisfied(cr *cmmn.Criterion, target *PlanItem, active any) bool {
 		}
 	}
 	if x := s.IfPart(); x != nil {
-		ok, err := x.EvalBool(r.exprEnv(target, nil))
+		ok, err := x.EvalBool(r.exprEnv(target, nil).withContext(x))
 		if err != nil || !ok {
 			return false // as the reference engine: a failing if-part does not hold
 		}

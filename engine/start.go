@@ -103,3 +103,25 @@ func cloneTeam(t Team) Team {
 	}
 	return out
 }
+
+// CaseOutput returns the case's output parameters by name: the value of
+// each parameter's bound case file item (an array item gives its whole
+// list), null when the item is empty or the parameter has no binding. A
+// parent case maps them back when its case task completes.
+func CaseOutput(def *cmmn.Case, c *Case) map[string]any {
+	out := map[string]any{}
+	if def == nil || c == nil {
+		return out
+	}
+	r := newRun(def, c, Actor{}, Env{Now: c.LastModified})
+	for _, p := range def.Outputs() {
+		var v any
+		if f := p.Binding(); f != nil {
+			if s, ok, err := r.bindingSlot(f, false); err == nil && ok {
+				v = canonical(s.get())
+			}
+		}
+		out[p.Name()] = v
+	}
+	return out
+}
