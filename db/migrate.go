@@ -57,12 +57,22 @@ func (d *DB) Migrate(ctx context.Context) ([]string, error) {
 	return names, nil
 }
 
+// migrationLockTimeout is how long a start waits for another replica's
+// migrations. A lock older than that was most likely left by a process that
+// died while migrating.
+const migrationLockTimeout = 2 * time.Minute
+
 func lockWithBackoff(ctx context.Context, m *migrate.Migrator) error {
 	wait := 100 * time.Millisecond
+	deadline := time.Now().Add(migrationLockTimeout)
 	for {
 		err := m.Lock(ctx)
 		if err == nil {
 			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("db: another process has held the migration lock for %s; if none is migrating, "+
+				"a migration died half way: check the schema, then DELETE FROM bun_migration_locks and start again (%w)", migrationLockTimeout, err)
 		}
 		select {
 		case <-ctx.Done():
