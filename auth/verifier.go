@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -42,6 +43,11 @@ type Verifier struct {
 	client  *http.Client
 	now     func() time.Time
 	issuers map[string]*issuer
+
+	// unreachable is the last identity provider failure, cleared by the
+	// next token that verifies: the health report shows it.
+	mu          sync.Mutex
+	unreachable string
 }
 
 // issuer resolves its keys lazily, so that a server starts while an identity
@@ -132,6 +138,7 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (Identity, error) {
 	}
 	verifier, err := is.resolve(ctx, v.client, v.now)
 	if err != nil {
+		v.setUnreachable(err.Error())
 		return Identity{}, err
 	}
 	var fetchErr error
@@ -140,18 +147,43 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (Identity, error) {
 		var expired *oidc.TokenExpiredError
 		switch {
 		case fetchErr != nil:
-			return Identity{}, fmt.Errorf("%w: issuer %s: %v", ErrIDPUnreachable, iss, fetchErr)
+			err := fmt.Errorf("%w: issuer %s: %v", ErrIDPUnreachable, iss, fetchErr)
+			v.setUnreachable(err.Error())
+			return Identity{}, err
 		case errors.As(err, &expired):
 			return Identity{}, errExpired
 		default:
 			return Identity{}, tokenErrorf("Token cannot be verified: %s", strings.TrimPrefix(err.Error(), "oidc: "))
 		}
 	}
+	v.setUnreachable("")
 	user, _ := claims[v.claim].(string)
 	if user == "" {
 		return Identity{}, tokenErrorf("Invalid token: claim '%s' is missing", v.claim)
 	}
 	return Identity{UserID: user}, nil
+}
+
+func (v *Verifier) setUnreachable(msg string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.unreachable = msg
+}
+
+// Health reports whether the identity providers answered the last time
+// their keys were needed, and which issuers are trusted.
+func (v *Verifier) Health() (ok bool, description string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	issuers := make([]string, 0, len(v.issuers))
+	for iss := range v.issuers {
+		issuers = append(issuers, iss)
+	}
+	sort.Strings(issuers)
+	if v.unreachable != "" {
+		return false, v.unreachable
+	}
+	return true, "trusted issuers: " + strings.Join(issuers, ", ")
 }
 
 // unverifiedClaims reads the payload of a JWS without checking it, only to

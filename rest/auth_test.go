@@ -148,3 +148,16 @@ func TestRoutingAndCORS(t *testing.T) {
 		t.Errorf("no X-Request-Id")
 	}
 }
+
+// TestHealthReportsIdentityProvider: an identity provider that failed is
+// on the health report until a token verifies again.
+func TestHealthReportsIdentityProvider(t *testing.T) {
+	env := servertest.Start(t, db.SQLite)
+	env.Issuer.SetDown(true)
+	env.Do(servertest.Request{Method: "GET", Path: "/platform/user", User: "alice"})
+	resp := env.Do(servertest.Request{Method: "GET", Path: "/status"})
+	expect(t, resp, http.StatusServiceUnavailable, "")
+	env.Issuer.SetDown(false)
+	expect(t, env.Do(servertest.Request{Method: "GET", Path: "/platform/user", User: "alice"}), 200, "")
+	expect(t, env.Do(servertest.Request{Method: "GET", Path: "/status"}), 200, "OK")
+}

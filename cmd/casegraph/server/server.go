@@ -70,21 +70,15 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 	if cfg.Version.BuiltAt != "" {
 		builtAt, _ = time.Parse(time.RFC3339, cfg.Version.BuiltAt)
 	}
-	issuers := strings.Join(cfg.OIDCIssuers, ", ")
 	svc := service.New(d, service.Config{
 		PlatformOwners: cfg.PlatformOwners,
 		DefaultTenant:  cfg.DefaultTenant,
 		Version: service.VersionInfo{
 			Name: "casegraph", Version: cfg.Version.Version, GitCommit: cfg.Version.GitCommit, BuiltAt: builtAt,
 		},
-		IdentityHealth: func(context.Context) (bool, string) {
-			if cfg.Dev {
-				return true, "development issuer " + auth.DevIssuerName + " (keys in the data dir) " + issuers
-			}
-			return true, "trusted issuers: " + issuers
-		},
-		Logger: logger,
-		Now:    cfg.Now,
+		IdentityHealth: func(context.Context) (bool, string) { return verifier.Health() },
+		Logger:         logger,
+		Now:            cfg.Now,
 	})
 
 	s := &Server{cfg: cfg, db: d, svc: svc, verifier: verifier, logger: logger}
