@@ -44,7 +44,9 @@ func (d *DB) Migrate(ctx context.Context) ([]string, error) {
 	if err := lockWithBackoff(ctx, m); err != nil {
 		return nil, err
 	}
-	defer m.Unlock(context.WithoutCancel(ctx)) //nolint:errcheck // the lock row is released on the next run too
+	// A failed unlock leaves the lock row behind; the next start says how
+	// to clear it after migrationLockTimeout.
+	defer m.Unlock(context.WithoutCancel(ctx)) //nolint:errcheck
 
 	group, err := m.Migrate(ctx)
 	if err != nil {
