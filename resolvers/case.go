@@ -99,6 +99,22 @@ func decodeCursor(cursor string) (int, error) {
 	return n, nil
 }
 
+// pageWindow turns a Relay connection's first and after into the offset
+// of the first edge and the page size (at most maxPage).
+func pageWindow(first *int, after *string) (offset, n int, err error) {
+	if after != nil {
+		if offset, err = decodeCursor(*after); err != nil {
+			return 0, 0, err
+		}
+		offset++
+	}
+	n = maxPage
+	if first != nil {
+		n = min(max(*first, 0), maxPage)
+	}
+	return offset, n, nil
+}
+
 // maxPage bounds a page of cases.
 const maxPage = 1000
 

@@ -261,16 +261,9 @@ func (r *queryResolver) Cases(ctx context.Context, filter *model.CaseFilter, fir
 	if err != nil {
 		return nil, err
 	}
-	offset := 0
-	if after != nil {
-		if offset, err = decodeCursor(*after); err != nil {
-			return nil, err
-		}
-		offset++
-	}
-	n := maxPage
-	if first != nil {
-		n = min(max(*first, 0), maxPage)
+	offset, n, err := pageWindow(first, after)
+	if err != nil {
+		return nil, err
 	}
 	q := service.CaseQuery{Offset: offset, NumberOfResults: n + 1}
 	if filter != nil {

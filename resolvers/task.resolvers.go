@@ -126,16 +126,9 @@ func (r *queryResolver) Tasks(ctx context.Context, filter *model.TaskFilter, fir
 	if err != nil {
 		return nil, err
 	}
-	offset := 0
-	if after != nil {
-		if offset, err = decodeCursor(*after); err != nil {
-			return nil, err
-		}
-		offset++
-	}
-	n := maxPage
-	if first != nil {
-		n = min(max(*first, 0), maxPage)
+	offset, n, err := pageWindow(first, after)
+	if err != nil {
+		return nil, err
 	}
 	q := service.TaskQuery{Offset: offset, NumberOfResults: n + 1}
 	if filter != nil {
