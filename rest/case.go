@@ -169,8 +169,7 @@ func (a *API) listCases(w http.ResponseWriter, r *http.Request, who auth.Identit
 	if caseName == "" {
 		caseName = q.Get("definition")
 	}
-	offset, _ := strconv.Atoi(q.Get("offset"))
-	n, _ := strconv.Atoi(q.Get("numberOfResults"))
+	offset, n := paging(q)
 	recs, err := a.svc.ListCases(r.Context(), who, service.CaseQuery{Tenant: q.Get("tenant"), State: q.Get("state"),
 		CaseName: caseName, Identifiers: q.Get("identifiers"), Offset: offset, NumberOfResults: n,
 		SortBy: q.Get("sortBy"), SortOrder: q.Get("sortOrder")})

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"strconv"
 
 	"github.com/casegraph/casegraph/auth"
 	"github.com/casegraph/casegraph/service"
@@ -93,8 +92,7 @@ func (a *API) caseFileDocumentation(w http.ResponseWriter, r *http.Request, who 
 
 func (a *API) identifiers(w http.ResponseWriter, r *http.Request, who auth.Identity) {
 	q := r.URL.Query()
-	offset, _ := strconv.Atoi(q.Get("offset"))
-	n, _ := strconv.Atoi(q.Get("numberOfResults"))
+	offset, n := paging(q)
 	recs, err := a.svc.Identifiers(r.Context(), who, service.IdentifierQuery{Tenant: q.Get("tenant"), Name: q.Get("name"),
 		Offset: offset, NumberOfResults: n, SortBy: q.Get("sortBy"), SortOrder: q.Get("sortOrder")})
 	if err != nil {

@@ -8,6 +8,8 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/casegraph/casegraph/service"
@@ -133,4 +135,12 @@ func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 // database stores one in text.
 func hasNUL(b []byte) bool {
 	return bytes.IndexByte(b, 0) >= 0 || bytes.Contains(b, []byte(`\u0000`))
+}
+
+// paging reads the reference engine's offset and numberOfResults; a
+// missing or malformed value is 0, which the service takes as its default.
+func paging(q url.Values) (offset, numberOfResults int) {
+	offset, _ = strconv.Atoi(q.Get("offset"))
+	numberOfResults, _ = strconv.Atoi(q.Get("numberOfResults"))
+	return offset, numberOfResults
 }

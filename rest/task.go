@@ -3,7 +3,6 @@ package rest
 import (
 	"encoding/json"
 	"net/http"
-	"strconv"
 
 	"github.com/casegraph/casegraph/auth"
 	"github.com/casegraph/casegraph/service"
@@ -65,8 +64,7 @@ func taskModel(s string) json.RawMessage {
 
 func (a *API) listTasks(w http.ResponseWriter, r *http.Request, who auth.Identity) {
 	q := r.URL.Query()
-	offset, _ := strconv.Atoi(q.Get("offset"))
-	n, _ := strconv.Atoi(q.Get("numberOfResults"))
+	offset, n := paging(q)
 	tasks, err := a.svc.ListTasks(r.Context(), who, service.TaskQuery{Tenant: q.Get("tenant"), Identifiers: q.Get("identifiers"),
 		CaseName: q.Get("caseName"), TaskName: q.Get("taskName"), TaskState: q.Get("taskState"), Assignee: q.Get("assignee"),
 		Owner: q.Get("owner"), DueOn: q.Get("dueOn"), DueBefore: q.Get("dueBefore"), DueAfter: q.Get("dueAfter"),
