@@ -19,7 +19,7 @@ import (
 // what rest.Register added; every row records the route it calls.
 var coverage struct {
 	sync.Mutex
-	routes []route          // served, from the first fixture
+	routes []route         // served, from the first fixture
 	rows   map[string]bool // "METHOD path" of every row
 }
 
