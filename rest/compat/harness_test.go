@@ -149,8 +149,8 @@ func readModel(t *testing.T, name string) string {
 	return string(b)
 }
 
-// startBody is the StartCase of the compat model: carla owner, mike
-// Clerk, abe Approver.
+// startBody is the StartCase of a model: carla owner, mike Clerk and abe
+// Approver (members without roles in the models without roles).
 func startBody(definition string) map[string]any {
 	body := map[string]any{
 		"definition": definition, "tenant": tenant,
@@ -160,7 +160,11 @@ func startBody(definition string) map[string]any {
 			{"userId": "abe", "caseRoles": []string{"Approver"}},
 		}},
 	}
-	if definition == "compat" {
+	if definition != "compat" {
+		// The other models have no case roles.
+		body["caseTeam"] = map[string]any{"users": []map[string]any{
+			{"userId": "carla", "isOwner": true}, {"userId": "mike"}, {"userId": "abe"}}}
+	} else {
 		body["inputs"] = map[string]any{"Order": map[string]any{"Code": "C-1", "Amount": 3, "Price": 9.5, "Paid": false, "Due": "2025-01-31"}}
 	}
 	return body
