@@ -222,6 +222,14 @@ func (f *fixture) expand(t *testing.T, path string, c *caseRef) string {
 func (f *fixture) send(t *testing.T, r row, c *caseRef) *servertest.Response {
 	t.Helper()
 	req := servertest.Request{Method: r.method, Path: f.expand(t, r.path, c), Body: r.body, ContentType: r.ctype, Header: r.header}
+	if _, raw := r.body.(string); !raw && r.body != nil {
+		// Placeholders may stand in a JSON body too.
+		b, err := json.Marshal(r.body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Body, req.ContentType = f.expand(t, string(b), c), cmpOr(r.ctype, "application/json")
+	}
 	switch r.caller {
 	case noToken:
 	case badToken:
