@@ -61,7 +61,7 @@ func TestTaskQueries(t *testing.T) {
 		{name: "only activated tasks", caller: caseOwner, method: "GET", path: "/tasks?taskName=Approve", status: 200, exact: `[]`},
 		{caller: caseMember, method: "GET", path: "/tasks/{pi:Review}", status: 200, json: taskShape},
 		{name: "1.1.39 fields", caller: caseMember, method: "GET", path: "/tasks/{pi:Review}", status: 200,
-			json: with(taskShape, obj{"taskDuration": is{"PT2M"}, "documentation": is{"Check the order"}, "activatedOn": "string"}),
+			json:    with(taskShape, obj{"taskDuration": is{"PT2M"}, "documentation": is{"Check the order"}, "activatedOn": "string"}),
 			pending: "issue 13 point 5"},
 		{caller: nonMember, method: "GET", path: "/tasks/{pi:Review}", status: 404, text: notFound},
 		{caller: tenantOwner, method: "GET", path: "/tasks/{pi:Review}", status: 404, text: notFound},
@@ -161,8 +161,12 @@ func TestTaskActions(t *testing.T) {
 }
 
 func TestFourEyes(t *testing.T) {
-	claim := func(who caller, task string) func(t *testing.T, f *fixture, c *caseRef) { return taskAs(who, "claim", task, nil) }
-	revoke := func(who caller, task string) func(t *testing.T, f *fixture, c *caseRef) { return taskAs(who, "revoke", task, nil) }
+	claim := func(who caller, task string) func(t *testing.T, f *fixture, c *caseRef) {
+		return taskAs(who, "claim", task, nil)
+	}
+	revoke := func(who caller, task string) func(t *testing.T, f *fixture, c *caseRef) {
+		return taskAs(who, "revoke", task, nil)
+	}
 	forEachDB(t, []row{
 		{name: "four eyes", caller: caseMember, method: "PUT", path: "/tasks/{pi:Task3}/claim", model: "pairs", before: claim(caseMember, "Task1"),
 			status: 401, text: "ClaimTask[{pi:Task3}]: Since you have worked on Task1 you cannot also work on Task3"},
