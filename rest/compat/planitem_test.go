@@ -68,6 +68,11 @@ func TestPlanItems(t *testing.T) {
 			before: transition(caseOwner, "{pi:Shipping}", "suspend"), status: 400,
 			text: "Cannot perform action 'complete' on 'Pack', since the surrounding stage is not active"},
 		{caller: nonMember, method: "POST", path: "/cases/{case}/planitems/{pi:Open}/complete", status: 404, text: notFound},
+		// Repetition (addendum §18): without entry criteria an item repeats
+		// on complete, as a new item with the next index.
+		{name: "repeats", caller: caseMember, method: "GET", path: "/cases/{case}/planitems/{pi:Note}", fresh: true,
+			before: transition(caseMember, "{pi:Note}", "complete"), status: 200,
+			json: with(planItemShape, obj{"name": is{"Note"}, "index": is{1}, "currentState": is{"Active"}, "isRepeating": is{true}})},
 		// The case plan: suspend, resume (not defined: 304), reactivate.
 		{name: "case plan", caller: caseMember, method: "POST", path: "/cases/{case}/planitems/{pi:Compat}/suspend", fresh: true, status: 200,
 			json: emptyObject, lastModified: "Case", after: itemState("Compat", "Suspended")},
