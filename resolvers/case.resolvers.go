@@ -308,7 +308,7 @@ func (r *queryResolver) PlanItem(ctx context.Context, id string) (*model.PlanIte
 	}
 	v, err := r.Service.GetPlanItem(ctx, who, id)
 	if err != nil {
-		return nil, err
+		return nil, service.Hidden(err)
 	}
 	return toPlanItem(v.CaseID, v.Item), nil
 }
