@@ -98,7 +98,10 @@ func gqlMatrixRows() []gqlMatrixRow {
 			return err
 		}, "bob", "dora", "BAD_USER_INPUT", "", "", true},
 		{"history", func(c graphql.Client, id, _ string) error { _, err := client.CaseWithHistory(ctx, c, id); return err }, "bob", "carl", "", "", "", true},
-		{"assign", func(c graphql.Client, _, task string) error { _, err := client.AssignTask(ctx, c, task, "carl"); return err }, "bob", "carl", "FORBIDDEN", "", "", false},
+		{"assign", func(c graphql.Client, _, task string) error {
+			_, err := client.AssignTask(ctx, c, task, "carl")
+			return err
+		}, "bob", "carl", "FORBIDDEN", "", "", false},
 		{"validate", func(c graphql.Client, _, task string) error {
 			_, err := client.ValidateTaskOutput(ctx, c, task, json.RawMessage(`{}`))
 			return err
