@@ -142,11 +142,13 @@ func (s *Service) saveCase(ctx context.Context, idb bun.IDB, def *cmmn.Case, rec
 		return 0, err
 	}
 	ids := identifiersOf(def, c)
-	w := db.CaseWrite{Record: rec, State: c, Events: events, User: who.UserID, At: c.LastModified, Identifiers: ids, Timers: c.Timers()}
+	w := db.CaseWrite{Record: rec, State: c, Events: events, User: who.UserID, At: c.LastModified, Identifiers: ids, Timers: c.Timers(),
+		MaxFileSize: s.limits.CaseFileBytes}
 	if before != nil {
 		w.Before = &db.ReadState{State: before, Identifiers: identifiersOf(def, before), Timers: before.Timers()}
 	}
-	return db.SaveCase(ctx, idb, w)
+	v, err := db.SaveCase(ctx, idb, w)
+	return v, fileTooLarge("service.saveCase", err)
 }
 
 func identifiersOf(def *cmmn.Case, c *engine.Case) []db.Identifier {

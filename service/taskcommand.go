@@ -80,6 +80,9 @@ func (s *Service) AssignTask(ctx context.Context, who auth.Identity, taskID, ass
 	if strings.TrimSpace(assignee) == "" {
 		return LastModified{}, E(op, Invalid, "The request content was malformed: assignee is missing")
 	}
+	if err := s.checkIdentifier(op, "assignee", assignee); err != nil {
+		return LastModified{}, err
+	}
 	return s.taskCommand(ctx, op, who, taskID, engine.AssignTask{TaskID: taskID, Assignee: assignee})
 }
 
@@ -88,6 +91,9 @@ func (s *Service) DelegateTask(ctx context.Context, who auth.Identity, taskID, a
 	const op = "service.DelegateTask"
 	if strings.TrimSpace(assignee) == "" {
 		return LastModified{}, E(op, Invalid, "The request content was malformed: assignee is missing")
+	}
+	if err := s.checkIdentifier(op, "assignee", assignee); err != nil {
+		return LastModified{}, err
 	}
 	return s.taskCommand(ctx, op, who, taskID, engine.DelegateTask{TaskID: taskID, Assignee: assignee})
 }

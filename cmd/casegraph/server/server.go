@@ -79,6 +79,8 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 		IdentityHealth: func(context.Context) (bool, string) { return verifier.Health() },
 		Logger:         logger,
 		Now:            cfg.Now,
+		Limits: service.Limits{IdentifierLength: cfg.MaxIdentifierLength, TeamMembers: cfg.MaxTeamMembers,
+			TenantUsers: cfg.MaxTenantUsers, RolesPerUser: cfg.MaxRolesPerUser, CaseFileBytes: cfg.MaxCaseFileBytes},
 	})
 
 	s := &Server{cfg: cfg, db: d, svc: svc, verifier: verifier, logger: logger}
