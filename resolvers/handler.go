@@ -113,7 +113,7 @@ var codeOf = map[service.Kind]string{
 	service.Invalid:         "BAD_USER_INPUT",
 	service.InvalidState:    "INVALID_STATE",
 	service.Conflict:        "CONFLICT",
-	service.Unavailable:     "SERVICE_UNAVAILABLE",
+	service.Unavailable:     "UNAVAILABLE",
 	service.Internal:        "INTERNAL_SERVER_ERROR",
 }
 
@@ -162,7 +162,8 @@ func writeAuthError(w http.ResponseWriter, r *http.Request, logger *slog.Logger,
 		msg = te.Msg
 	case errors.Is(err, auth.ErrIDPUnreachable):
 		logger.WarnContext(r.Context(), "identity provider unreachable", "err", err)
-		status, code, msg = http.StatusServiceUnavailable, "SERVICE_UNAVAILABLE",
+		w.Header().Set("Retry-After", "5")
+		status, code, msg = http.StatusServiceUnavailable, "UNAVAILABLE",
 			"The identity provider could not be reached to verify the token; try again later"
 	default:
 		logger.ErrorContext(r.Context(), "authentication failed", "err", err)

@@ -53,7 +53,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 		return nil, err
 	}
 
-	d, err := db.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
+	d, err := openDatabase(ctx, cfg, logger)
 	if err != nil {
 		return nil, err
 	}
