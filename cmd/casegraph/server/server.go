@@ -38,7 +38,8 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 		logger = slog.New(slog.DiscardHandler)
 	}
 
-	authCfg := auth.Config{Issuers: cfg.OIDCIssuers, KeysURL: cfg.OIDCKeysURL, UserIDClaim: cfg.UserIDClaim}
+	authCfg := auth.Config{Issuers: cfg.OIDCIssuers, KeysURL: cfg.OIDCKeysURL, UserIDClaim: cfg.UserIDClaim,
+		Audience: cfg.OIDCAudience, Leeway: cfg.TokenLeeway}
 	// The token clock stays real: a test moving case time must not expire
 	// its own tokens.
 	if cfg.Dev {
