@@ -85,7 +85,7 @@ type Limits struct {
 
 	// GraphQLMaxCost is the cost budget of one GraphQL operation (lists
 	// cost their page size, heavy fields their size class, aliases
-	// multiply). Default 50000. (CASEGRAPH_GRAPHQL_MAX_COST)
+	// multiply). Default 1000000. (CASEGRAPH_GRAPHQL_MAX_COST)
 	GraphQLMaxCost int
 	// GraphQLMaxDepth bounds selection nesting; introspection is exempt.
 	// Default 12. (CASEGRAPH_GRAPHQL_MAX_DEPTH)
@@ -128,7 +128,7 @@ type Limits struct {
 // DefaultLimits are the limits of a server that configures none.
 var DefaultLimits = Limits{
 	MaxIdentifierLength: 255, MaxTeamMembers: 1000, MaxTenantUsers: 1000, MaxRolesPerUser: 100, MaxCaseFileBytes: 4 << 20,
-	GraphQLMaxCost: 50000, GraphQLMaxDepth: 12, GraphQLMaxAliases: 100, GraphQLMaxQueryBytes: 64 << 10,
+	GraphQLMaxCost: 1000000, GraphQLMaxDepth: 12, GraphQLMaxAliases: 100, GraphQLMaxQueryBytes: 64 << 10,
 	RequestTimeout: 30 * time.Second, MaxResponseBytes: 16 << 20, MaxInFlight: 64,
 	DatabaseWait: 60 * time.Second, TokenLeeway: 30 * time.Second,
 }

@@ -94,7 +94,8 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	rest.New(s.svc, s.verifier, s.logger).Register(mux)
-	gql := resolvers.NewHandler(s.svc, s.verifier, s.logger)
+	gql := resolvers.NewHandler(s.svc, s.verifier, s.logger, resolvers.Limits{MaxCost: s.cfg.GraphQLMaxCost, MaxDepth: s.cfg.GraphQLMaxDepth,
+		MaxAliases: s.cfg.GraphQLMaxAliases, MaxQueryBytes: s.cfg.GraphQLMaxQueryBytes, MaxResponseBytes: s.cfg.MaxResponseBytes})
 	mux.Handle("GET /graphql", gql)
 	mux.Handle("POST /graphql", gql)
 	mux.Handle("GET /graphiql", resolvers.GraphiQL("/graphql"))
