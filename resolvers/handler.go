@@ -45,6 +45,7 @@ func NewHandler(svc *service.Service, authn Authenticator, logger *slog.Logger, 
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.Use(extension.Introspection{})
 	srv.Use(costLimit{lim: lim})
+	srv.AroundFields(chargeHeavyFields(lim.MaxResponseBytes))
 	srv.SetErrorPresenter(errorPresenter(logger))
 	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
 		logger.ErrorContext(ctx, "resolver panic", "panic", fmt.Sprint(p))
@@ -71,7 +72,7 @@ func NewHandler(svc *service.Service, authn Authenticator, logger *slog.Logger, 
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
-		srv.ServeHTTP(w, r.WithContext(withLoaders(r.Context(), svc)))
+		srv.ServeHTTP(w, r.WithContext(withBudget(withLoaders(r.Context(), svc), lim.MaxResponseBytes)))
 	})
 }
 

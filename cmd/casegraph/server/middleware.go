@@ -23,6 +23,10 @@ import (
 // maxRequestBody bounds every request body.
 const maxRequestBody = 16 << 20
 
+// probePaths are exempt from the in-flight limit.
+var probePaths = map[string]bool{"/health": true, "/status": true, "/version": true,
+	"/platform/health": true, "/platform/status": true, "/platform/version": true}
+
 var lastModifiedHeaders = []string{"Case-Last-Modified", "Tenant-Last-Modified", "Consent-Group-Last-Modified"}
 
 // middleware wraps every request: request id, access log, panic recovery,
@@ -66,6 +70,23 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			rec.WriteHeader(http.StatusOK)
 			return
 		}
+		// Health, status and version answer even when the server is full:
+		// a load balancer must not take a busy replica for a dead one.
+		if !probePaths[r.URL.Path] {
+			select {
+			case s.inFlight <- struct{}{}:
+				defer func() { <-s.inFlight }()
+			default:
+				rec.Header().Set("Retry-After", "1")
+				writeText(rec, http.StatusServiceUnavailable, "The server is currently unavailable (because it is overloaded or down for maintenance).")
+				return
+			}
+		}
+		// Every database call and resolver takes this context: the work
+		// stops at the deadline, or as soon as the client hangs up.
+		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+		defer cancel()
+		r = r.WithContext(ctx)
 		for _, h := range lastModifiedHeaders {
 			if v := r.Header.Get(h); v != "" {
 				if _, err := service.ParseLastModified(v); err != nil {

@@ -25,6 +25,8 @@ type Server struct {
 	verifier *auth.Verifier
 	logger   *slog.Logger
 	handler  http.Handler
+	// inFlight holds a token per request being served.
+	inFlight chan struct{}
 }
 
 // New opens and migrates the database and assembles the server. The caller
@@ -84,7 +86,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 			TenantUsers: cfg.MaxTenantUsers, RolesPerUser: cfg.MaxRolesPerUser, CaseFileBytes: cfg.MaxCaseFileBytes},
 	})
 
-	s := &Server{cfg: cfg, db: d, svc: svc, verifier: verifier, logger: logger}
+	s := &Server{cfg: cfg, db: d, svc: svc, verifier: verifier, logger: logger, inFlight: make(chan struct{}, cfg.MaxInFlight)}
 	s.handler = s.routes()
 	return s, nil
 }
