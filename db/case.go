@@ -177,6 +177,16 @@ type CaseWrite struct {
 	// Before, when set, is the case as the command found it: only the read
 	// rows that differ are written. Without it every read row is rewritten.
 	Before *ReadState
+	// MaxFileSize, when above zero, bounds the case file's JSON in bytes:
+	// a larger one fails the write with a *FileTooLargeError.
+	MaxFileSize int
+}
+
+// FileTooLargeError refuses a case file whose JSON is over the limit.
+type FileTooLargeError struct{ Size, Limit int }
+
+func (e *FileTooLargeError) Error() string {
+	return fmt.Sprintf("the case file would be %d bytes, over the limit of %d", e.Size, e.Limit)
 }
 
 // ReadState is what a case's read rows are made of.
@@ -225,6 +235,9 @@ func SaveCase(ctx context.Context, idb bun.IDB, w CaseWrite) (int64, error) {
 	after, err := buildReadRows(rec, ReadState{State: w.State, Identifiers: w.Identifiers, Timers: w.Timers})
 	if err != nil {
 		return 0, err
+	}
+	if w.MaxFileSize > 0 && len(after.file.Data) > w.MaxFileSize {
+		return 0, &FileTooLargeError{Size: len(after.file.Data), Limit: w.MaxFileSize}
 	}
 	switch {
 	case rec.Version == 0:

@@ -11,17 +11,11 @@ import (
 )
 
 // visibleCase is the membership filter of every case read: the case with
-// id column caseCol in tenant column tenantCol is visible to a user who is
-// a user member of its team, or holds (with an enabled account in the
-// case's tenant) a tenant role that is a member. It takes the user id
-// twice.
+// id column caseCol in tenant column tenantCol is visible to a caller one
+// of whose memberships (callerMembership) is in its team. It takes the
+// user id twice.
 func visibleCase(caseCol, tenantCol string) string {
-	return `EXISTS (SELECT 1 FROM case_team_members AS m WHERE m.case_id = ` + caseCol + ` AND (
-		(m.member_type = 'user' AND m.member_id = ?)
-		OR (m.member_type = 'role' AND m.member_id IN (
-			SELECT r.role FROM tenant_user_roles AS r
-			JOIN tenant_users AS u ON u.tenant = r.tenant AND u.user_id = r.user_id
-			WHERE r.tenant = ` + tenantCol + ` AND r.user_id = ? AND u.enabled))))`
+	return `EXISTS (SELECT 1 FROM case_team_members AS m WHERE m.case_id = ` + caseCol + ` AND ` + callerMembership(tenantCol) + `)`
 }
 
 // CaseFilter selects and orders cases of a list.

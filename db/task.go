@@ -40,9 +40,13 @@ func (r taskRow) task() Task {
 
 // callerMembership matches a team membership row m to the caller: its
 // user row, or a tenant role the caller holds with an enabled account in
-// tenant column tenantCol. It takes the user id twice.
+// tenant column tenantCol. An account disabled in that tenant matches
+// nothing, not even its user row: disabling someone takes away every case
+// of the tenant at once. Every case and task visibility rule goes through
+// here. It takes the user id twice.
 func callerMembership(tenantCol string) string {
-	return `((m.member_type = 'user' AND m.member_id = ?)
+	return `((m.member_type = 'user' AND m.member_id = ? AND NOT EXISTS (
+			SELECT 1 FROM tenant_users AS d WHERE d.tenant = ` + tenantCol + ` AND d.user_id = m.member_id AND NOT d.enabled))
 		OR (m.member_type = 'role' AND m.member_id IN (
 			SELECT r.role FROM tenant_user_roles AS r
 			JOIN tenant_users AS u ON u.tenant = r.tenant AND u.user_id = r.user_id

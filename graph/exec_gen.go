@@ -1725,7 +1725,7 @@ var sources = []*ast.Source{
 # Every field that reaches tenant or case data is filtered by the caller's
 # rights: what the caller may not see does not exist (NOT_FOUND / null).
 # Errors carry extensions.code: UNAUTHENTICATED, FORBIDDEN, NOT_FOUND,
-# BAD_USER_INPUT, INVALID_STATE, CONFLICT, SERVICE_UNAVAILABLE,
+# BAD_USER_INPUT, INVALID_STATE, CONFLICT, UNAVAILABLE,
 # INTERNAL_SERVER_ERROR.
 
 "An instant in ISO-8601 / RFC 3339 format, always UTC."

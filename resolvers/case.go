@@ -55,6 +55,13 @@ func (r *mutationResolver) teamMutation(ctx context.Context, caseID string, run 
 		return nil, err
 	}
 	before, err := loadCase(ctx, caseID)
+	if service.KindOf(err) == service.NotFound {
+		// Only the service tells a stranger (NotFound) from a team member
+		// whose account is disabled (FORBIDDEN); it refuses both.
+		if _, runErr := run(who); runErr != nil {
+			return nil, runErr
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

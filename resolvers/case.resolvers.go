@@ -7,7 +7,6 @@ package resolvers
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/casegraph/casegraph/graph"
 	"github.com/casegraph/casegraph/model"
@@ -60,9 +59,10 @@ func (r *caseResolver) History(ctx context.Context, obj *model.Case) ([]*model.C
 	}
 	out := make([]*model.CaseEvent, len(events))
 	for i, e := range events {
-		var payload any
-		_ = json.Unmarshal(e.Payload, &payload)
-		out[i] = &model.CaseEvent{SequenceNr: int(e.Seq), Type: e.Type, At: e.At.UTC(), User: e.UserID, Payload: payload}
+		// The stored JSON as it is: every alias of a case's history shares
+		// the loader's bytes instead of decoding its own copy, and the
+		// response budget charges its length.
+		out[i] = &model.CaseEvent{SequenceNr: int(e.Seq), Type: e.Type, At: e.At.UTC(), User: e.UserID, Payload: e.Payload}
 	}
 	return out, nil
 }
@@ -308,7 +308,7 @@ func (r *queryResolver) PlanItem(ctx context.Context, id string) (*model.PlanIte
 	}
 	v, err := r.Service.GetPlanItem(ctx, who, id)
 	if err != nil {
-		return nil, err
+		return nil, service.Hidden(err)
 	}
 	return toPlanItem(v.CaseID, v.Item), nil
 }

@@ -24,15 +24,8 @@ import (
 	"github.com/casegraph/casegraph/service"
 )
 
-// Limits that keep one query from costing the server more than a page of
-// nested data should.
-const (
-	// MaxDepth is the deepest selection nesting a query may have.
-	MaxDepth = 12
-	// MaxComplexity is gqlgen's complexity budget of one operation (each
-	// field costs 1 plus its children).
-	MaxComplexity = 5000
-)
+// MaxDepth is the default deepest selection nesting a query may have.
+const MaxDepth = 12
 
 // Authenticator verifies the caller of a request.
 type Authenticator interface {
@@ -43,15 +36,16 @@ type Authenticator interface {
 // token reaches the resolvers anonymously (only platform version and health
 // answer it); a request with a bad token is refused with 401 and a GraphQL
 // error body; an unreachable identity provider gives 503.
-func NewHandler(svc *service.Service, authn Authenticator, logger *slog.Logger) http.Handler {
+func NewHandler(svc *service.Service, authn Authenticator, logger *slog.Logger, lim Limits) http.Handler {
+	lim = lim.withDefaults()
 	srv := handler.New(graph.NewExecutableSchema(graph.Config{Resolvers: &Resolver{Service: svc}}))
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.Use(extension.Introspection{})
-	srv.Use(extension.FixedComplexityLimit(MaxComplexity))
-	srv.Use(depthLimit{max: MaxDepth})
+	srv.Use(costLimit{lim: lim})
+	srv.AroundFields(chargeHeavyFields(lim.MaxResponseBytes))
 	srv.SetErrorPresenter(errorPresenter(logger))
 	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
 		logger.ErrorContext(ctx, "resolver panic", "panic", fmt.Sprint(p))
@@ -78,7 +72,7 @@ func NewHandler(svc *service.Service, authn Authenticator, logger *slog.Logger) 
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
-		srv.ServeHTTP(w, r.WithContext(withLoaders(r.Context(), svc)))
+		srv.ServeHTTP(w, r.WithContext(withBudget(withLoaders(r.Context(), svc), lim.MaxResponseBytes)))
 	})
 }
 
@@ -113,7 +107,7 @@ var codeOf = map[service.Kind]string{
 	service.Invalid:         "BAD_USER_INPUT",
 	service.InvalidState:    "INVALID_STATE",
 	service.Conflict:        "CONFLICT",
-	service.Unavailable:     "SERVICE_UNAVAILABLE",
+	service.Unavailable:     "UNAVAILABLE",
 	service.Internal:        "INTERNAL_SERVER_ERROR",
 }
 
@@ -162,7 +156,8 @@ func writeAuthError(w http.ResponseWriter, r *http.Request, logger *slog.Logger,
 		msg = te.Msg
 	case errors.Is(err, auth.ErrIDPUnreachable):
 		logger.WarnContext(r.Context(), "identity provider unreachable", "err", err)
-		status, code, msg = http.StatusServiceUnavailable, "SERVICE_UNAVAILABLE",
+		w.Header().Set("Retry-After", "5")
+		status, code, msg = http.StatusServiceUnavailable, "UNAVAILABLE",
 			"The identity provider could not be reached to verify the token; try again later"
 	default:
 		logger.ErrorContext(r.Context(), "authentication failed", "err", err)
@@ -179,31 +174,6 @@ func writeGraphQLError(w http.ResponseWriter, status int, code, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
-}
-
-// depthLimit refuses operations nested deeper than max, fragments
-// included, before anything is resolved.
-type depthLimit struct{ max int }
-
-var _ interface {
-	graphql.HandlerExtension
-	graphql.OperationContextMutator
-} = depthLimit{}
-
-func (depthLimit) ExtensionName() string                   { return "DepthLimit" }
-func (depthLimit) Validate(graphql.ExecutableSchema) error { return nil }
-
-func (d depthLimit) MutateOperationContext(ctx context.Context, oc *graphql.OperationContext) *gqlerror.Error {
-	op := oc.Doc.Operations.ForName(oc.OperationName)
-	if op == nil {
-		return nil
-	}
-	if depth := selectionDepth(op.SelectionSet, 0, d.max); depth > d.max {
-		err := gqlerror.Errorf("operation is nested %d levels deep, which exceeds the limit of %d", depth, d.max)
-		err.Extensions = map[string]any{"code": "BAD_USER_INPUT"}
-		return err
-	}
-	return nil
 }
 
 // selectionDepth returns the depth of set, giving up past limit (which also

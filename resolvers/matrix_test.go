@@ -46,44 +46,49 @@ func deployIncident(t *testing.T, env *servertest.Env) {
 	}
 }
 
-// TestAuthorizationMatrixGraphQL: for each field and mutation that touches
-// a case, a stranger, a member without the needed role, a member with it
-// and the owner get the codes they should; a stranger never sees data.
-func TestAuthorizationMatrixGraphQL(t *testing.T) {
-	type call func(c graphql.Client, caseID, taskID string) error
-	rows := []struct {
-		name                       string
-		call                       call
-		without, with              string
-		member, withRole, ownerHas string // "" means success
-	}{
-		{"case", func(c graphql.Client, id, _ string) error { _, err := client.Case(ctx, c, id); return err }, "bob", "carl", "", "", ""},
-		{"case team", func(c graphql.Client, id, _ string) error { _, err := client.CaseTeam(ctx, c, id); return err }, "bob", "carl", "", "", ""},
-		{"case tasks", func(c graphql.Client, id, _ string) error { _, err := client.CaseTasks(ctx, c, id); return err }, "bob", "carl", "", "", ""},
-		{"task", func(c graphql.Client, _, task string) error { _, err := client.Task(ctx, c, task); return err }, "bob", "carl", "", "", ""},
-		{"plan item", func(c graphql.Client, _, task string) error { _, err := client.PlanItem(ctx, c, task); return err }, "bob", "carl", "", "", ""},
+type gqlCall func(c graphql.Client, caseID, taskID string) error
+
+// gqlMatrixRow is one field or mutation that touches a case: who lacks and
+// who holds the role it needs, and the code each gets ("" for success);
+// read tells a query from a mutation.
+type gqlMatrixRow struct {
+	name                       string
+	call                       gqlCall
+	without, with              string
+	member, withRole, ownerHas string
+	read                       bool
+}
+
+// gqlMatrixRows are every field and mutation of the matrix.
+func gqlMatrixRows() []gqlMatrixRow {
+	return []gqlMatrixRow{
+		{"case", func(c graphql.Client, id, _ string) error { _, err := client.Case(ctx, c, id); return err }, "bob", "carl", "", "", "", true},
+		{"case team", func(c graphql.Client, id, _ string) error { _, err := client.CaseTeam(ctx, c, id); return err }, "bob", "carl", "", "", "", true},
+		{"case tasks", func(c graphql.Client, id, _ string) error { _, err := client.CaseTasks(ctx, c, id); return err }, "bob", "carl", "", "", "", true},
+		{"task", func(c graphql.Client, _, task string) error { _, err := client.Task(ctx, c, task); return err }, "bob", "carl", "", "", "", true},
+		{"plan item", func(c graphql.Client, _, task string) error { _, err := client.PlanItem(ctx, c, task); return err }, "bob", "carl", "", "", "", true},
 		{"update case file", func(c graphql.Client, id, _ string) error {
 			_, err := client.UpdateCaseFileItem(ctx, c, id, "Incident", json.RawMessage(`{"Severity":1}`))
 			return err
-		}, "bob", "carl", "", "", ""},
+		}, "bob", "carl", "", "", "", false},
 		{"raise user event", func(c graphql.Client, id, _ string) error {
 			_, err := client.RaiseUserEvent(ctx, c, id, "Escalate")
 			return err
 		},
-			"bob", "dora", "FORBIDDEN", "", ""},
+			"bob", "dora", "FORBIDDEN", "", "", false},
 		{"upsert team", func(c graphql.Client, id, _ string) error {
 			_, err := client.UpsertCaseTeamMembers(ctx, c, id, []client.CaseTeamMemberUpdate{{MemberId: "erin"}})
 			return err
-		}, "bob", "carl", "FORBIDDEN", "FORBIDDEN", ""},
-		{"claim", func(c graphql.Client, _, task string) error { _, err := client.ClaimTask(ctx, c, task); return err }, "bob", "carl", "FORBIDDEN", "", ""},
+		}, "bob", "carl", "FORBIDDEN", "FORBIDDEN", "", false},
+		{"claim", func(c graphql.Client, _, task string) error { _, err := client.ClaimTask(ctx, c, task); return err }, "bob", "carl", "FORBIDDEN", "", "", false},
 		{"complete", func(c graphql.Client, _, task string) error {
 			_, err := client.CompleteTask(ctx, c, task, nil)
 			return err
-		}, "bob", "carl", "FORBIDDEN", "", ""},
+		}, "bob", "carl", "FORBIDDEN", "", "", false},
 		{"save", func(c graphql.Client, _, task string) error {
 			_, err := client.SaveTaskOutput(ctx, c, task, json.RawMessage(`{"Notes":"x"}`))
 			return err
-		}, "bob", "carl", "FORBIDDEN", "", ""},
+		}, "bob", "carl", "FORBIDDEN", "", "", false},
 		{"plan", func(c graphql.Client, id, _ string) error {
 			cs, err := client.Case(ctx, c, id)
 			if err != nil {
@@ -91,8 +96,40 @@ func TestAuthorizationMatrixGraphQL(t *testing.T) {
 			}
 			_, err = client.PlanDiscretionaryItem(ctx, c, id, cs.Case.PlanItems[0].Id, "di_postmortem", nil)
 			return err
-		}, "bob", "dora", "BAD_USER_INPUT", "", ""},
+		}, "bob", "dora", "BAD_USER_INPUT", "", "", true},
+		{"history", func(c graphql.Client, id, _ string) error { _, err := client.CaseWithHistory(ctx, c, id); return err }, "bob", "carl", "", "", "", true},
+		{"assign", func(c graphql.Client, _, task string) error {
+			_, err := client.AssignTask(ctx, c, task, "carl")
+			return err
+		}, "bob", "carl", "FORBIDDEN", "", "", false},
+		{"validate", func(c graphql.Client, _, task string) error {
+			_, err := client.ValidateTaskOutput(ctx, c, task, json.RawMessage(`{}`))
+			return err
+		}, "bob", "carl", "FORBIDDEN", "", "", false},
+		{"suspend", func(c graphql.Client, id, _ string) error {
+			_, err := client.MakePlanItemTransition(ctx, c, id, "Incident", "suspend")
+			return err
+		}, "bob", "carl", "", "", "", false},
+		{"delete case file item", func(c graphql.Client, id, _ string) error {
+			_, err := client.DeleteCaseFileItem(ctx, c, id, "Incident")
+			return err
+		}, "bob", "carl", "", "", "", false},
+		{"set team", func(c graphql.Client, id, _ string) error {
+			_, err := client.SetCaseTeam(ctx, c, id, []client.CaseTeamMemberInput{{MemberId: "alice", IsOwner: ptr(true)}})
+			return err
+		}, "bob", "carl", "FORBIDDEN", "FORBIDDEN", "", false},
+		{"remove team member", func(c graphql.Client, id, _ string) error {
+			_, err := client.RemoveCaseTeamMember(ctx, c, id, "dora", nil)
+			return err
+		}, "bob", "carl", "FORBIDDEN", "FORBIDDEN", "", false},
 	}
+}
+
+// TestAuthorizationMatrixGraphQL: for each field and mutation that touches
+// a case, a stranger, a member without the needed role, a member with it
+// and the owner get the codes they should; a stranger never sees data.
+func TestAuthorizationMatrixGraphQL(t *testing.T) {
+	rows := gqlMatrixRows()
 	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
 		deployIncident(t, env)
 		for _, row := range rows {

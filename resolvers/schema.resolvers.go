@@ -113,7 +113,11 @@ func (r *platformResolver) Version(ctx context.Context, obj *model.Platform) (*m
 
 // Health is the resolver for the health field.
 func (r *platformResolver) Health(ctx context.Context, obj *model.Platform) (*model.Health, error) {
-	h := r.Service.Health(ctx)
+	var who *service.Identity
+	if id, err := caller(ctx); err == nil {
+		who = &id
+	}
+	h := r.Service.HealthFor(ctx, who)
 	out := &model.Health{Ok: h.OK, Description: "All measure points are healthy"}
 	if !h.OK {
 		out.Description = "One or more measure points are unhealthy"

@@ -172,7 +172,7 @@ func (r *queryResolver) Task(ctx context.Context, id string) (*model.Task, error
 	}
 	t, err := r.Service.GetTask(ctx, who, id)
 	if err != nil {
-		return nil, err
+		return nil, service.Hidden(err)
 	}
 	v, err := loadCase(ctx, t.CaseID)
 	if err != nil {

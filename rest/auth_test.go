@@ -124,7 +124,7 @@ func TestLastModifiedHeaders(t *testing.T) {
 }
 
 func TestRoutingAndCORS(t *testing.T) {
-	env := servertest.Start(t, db.SQLite)
+	env := servertest.Start(t, db.SQLite, func(c *server.Config) { c.CORSOrigins = []string{"http://ui.example"} })
 	if resp := env.Do(servertest.Request{Method: "GET", Path: "/no/such/path"}); resp.Status != http.StatusNotFound {
 		t.Errorf("unknown GET: %d", resp.Status)
 	}

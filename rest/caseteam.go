@@ -117,10 +117,18 @@ func (a *API) removeTeamMember(typ service.MemberType, param string) authedHandl
 			// DELETE /caseteam/{memberId}?memberType=role (the guide) or
 			// ?type=role (the code).
 			q := r.URL.Query()
-			if strings.EqualFold(q.Get("memberType"), "role") || strings.EqualFold(q.Get("type"), "role") {
+			kind := q.Get("memberType")
+			if kind == "" {
+				kind = q.Get("type")
+			}
+			switch strings.ToLower(kind) {
+			case "role":
 				t = service.RoleMember
-			} else {
+			case "", "user":
 				t = service.UserMember
+			default:
+				a.writeError(w, r, service.Ef("rest.removeTeamMember", service.Invalid, "Member type '%s' is not valid; use user or role", kind))
+				return
 			}
 		}
 		a.teamChanged(w, r)(a.svc.RemoveCaseTeamMember(r.Context(), who, r.PathValue("caseId"), r.PathValue(param), t))

@@ -128,7 +128,7 @@ func TestTenantRoleMembership(t *testing.T) {
 		expect(t, env.Do(servertest.Request{Method: "GET", Path: "/cases/" + id, User: "ivy"}), 404, "")
 		expect(t, env.Do(servertest.Request{Method: "POST", Path: "/tenant/acme/users", User: "alice",
 			Body: map[string]any{"userId": "ivy", "roles": []string{"inspector"}, "enabled": false}}), 204, "")
-		expect(t, env.Do(servertest.Request{Method: "GET", Path: "/cases/" + id, User: "ivy"}), 404, "")
+		expect(t, env.Do(servertest.Request{Method: "GET", Path: "/cases/" + id, User: "ivy"}), 401, "The user account ivy has been disabled")
 		expect(t, env.Do(servertest.Request{Method: "GET", Path: "/cases", User: "ivy"}), 200, "[]")
 	})
 }

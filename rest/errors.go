@@ -29,8 +29,16 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if kind == service.Internal {
 		a.logger.ErrorContext(r.Context(), "request failed", "err", err)
 	}
+	if statusOf[kind] == http.StatusServiceUnavailable {
+		// The database or a race will likely be over by then; clients and
+		// proxies that honour it retry instead of giving up.
+		w.Header().Set("Retry-After", retryAfter)
+	}
 	writeText(w, statusOf[kind], service.Message(err))
 }
+
+// retryAfter is the Retry-After of every 503, in seconds.
+const retryAfter = "5"
 
 // writeAuthError answers a failed authentication: 503 when the identity
 // provider could not be reached, 401 with the token problem otherwise.
@@ -41,6 +49,7 @@ func (a *API) writeAuthError(w http.ResponseWriter, r *http.Request, err error) 
 		writeText(w, http.StatusUnauthorized, te.Msg)
 	case errors.Is(err, auth.ErrIDPUnreachable):
 		a.logger.WarnContext(r.Context(), "identity provider unreachable", "err", err)
+		w.Header().Set("Retry-After", retryAfter)
 		writeText(w, http.StatusServiceUnavailable, "The identity provider could not be reached to verify the token; try again later")
 	default:
 		a.logger.ErrorContext(r.Context(), "authentication failed", "err", err)

@@ -65,8 +65,9 @@ func send(method, path string, body any) func(env *servertest.Env, user, id, tas
 	}
 }
 
-func TestAuthorizationMatrix(t *testing.T) {
-	rows := []matrixRow{
+// matrixRows are every route that touches a case, one row each.
+func matrixRows(t *testing.T) []matrixRow {
+	return []matrixRow{
 		{name: "get case", call: get("/cases/{id}"), without: "bob", member: 200, withRole: 200, ownerStatus: 200},
 		{name: "plan items", call: get("/cases/{id}/planitems"), without: "bob", member: 200, withRole: 200, ownerStatus: 200},
 		{name: "plan item", call: get("/cases/{id}/planitems/{task}"), without: "bob", member: 200, withRole: 200, ownerStatus: 200},
@@ -109,7 +110,21 @@ func TestAuthorizationMatrix(t *testing.T) {
 			return env.Do(servertest.Request{Method: "POST", Path: "/cases/" + id + "/discretionaryitems/plan", User: user,
 				Body: map[string]any{"name": "Write post mortem", "definitionId": "di_postmortem", "parentId": c.PlanItems[0].ID}})
 		}, without: "bob", with: "dora", member: 400, withRole: 200, ownerStatus: 200},
+		{name: "plan items history", call: get("/cases/{id}/history/planitems"), without: "bob", member: 200, withRole: 200, ownerStatus: 200},
+		{name: "case file documentation", call: get("/cases/{id}/documentation/casefile"), without: "bob", member: 200, withRole: 200, ownerStatus: 200},
+		{name: "debug events", call: get("/debug/{id}"), without: "bob", member: 200, withRole: 200, ownerStatus: 200},
+		{name: "debug mode", call: send("PUT", "/cases/{id}/debug/true", nil), without: "bob", member: 200, withRole: 200, ownerStatus: 200},
+		{name: "upsert team", call: send("PUT", "/cases/{id}/caseteam", map[string]any{"memberId": "erin", "memberType": "user"}),
+			without: "bob", member: 401, withRole: 401, ownerStatus: 200},
+		{name: "remove team member", call: send("DELETE", "/cases/{id}/caseteam/dora", nil), without: "bob", member: 401, withRole: 401, ownerStatus: 200},
+		{name: "add team role", call: send("POST", "/cases/{id}/caseteam/tenant-roles", map[string]any{"tenantRole": "clerk"}),
+			without: "bob", member: 401, withRole: 401, ownerStatus: 200},
+		{name: "revoke", call: send("PUT", "/tasks/{task}/revoke", nil), without: "bob", with: "carl", member: 401, withRole: 202, ownerStatus: 202},
 	}
+}
+
+func TestAuthorizationMatrix(t *testing.T) {
+	rows := matrixRows(t)
 	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
 		createTenant(t, env, "acme")
 		expect(t, deploy(env, "alice", "incident.xml", readModel(t, "incident.xml")), 204, "")

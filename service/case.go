@@ -77,6 +77,9 @@ func (s *Service) StartCase(ctx context.Context, who auth.Identity, in StartCase
 		if err != nil {
 			return err
 		}
+		if err := s.refuseDisabled(ctx, tx, op, who, tenant); err != nil {
+			return err
+		}
 		stored, err := db.GetDefinition(ctx, tx, tenant, definitionFileName(in.Definition))
 		if errors.Is(err, db.ErrNotFound) {
 			return Ef(op, Invalid, "Cannot find or load definition %s", definitionFileName(strings.TrimSpace(in.Definition)))
@@ -139,11 +142,13 @@ func (s *Service) saveCase(ctx context.Context, idb bun.IDB, def *cmmn.Case, rec
 		return 0, err
 	}
 	ids := identifiersOf(def, c)
-	w := db.CaseWrite{Record: rec, State: c, Events: events, User: who.UserID, At: c.LastModified, Identifiers: ids, Timers: c.Timers()}
+	w := db.CaseWrite{Record: rec, State: c, Events: events, User: who.UserID, At: c.LastModified, Identifiers: ids, Timers: c.Timers(),
+		MaxFileSize: s.limits.CaseFileBytes}
 	if before != nil {
 		w.Before = &db.ReadState{State: before, Identifiers: identifiersOf(def, before), Timers: before.Timers()}
 	}
-	return db.SaveCase(ctx, idb, w)
+	v, err := db.SaveCase(ctx, idb, w)
+	return v, fileTooLarge("service.saveCase", err)
 }
 
 func identifiersOf(def *cmmn.Case, c *engine.Case) []db.Identifier {
@@ -220,13 +225,9 @@ func (s *Service) memberCase(ctx context.Context, idb bun.IDB, op string, who au
 	if err != nil {
 		return caseAccess{}, wrap(op, err)
 	}
-	roles, err := db.UserTenantRoles(ctx, idb, rec.Tenant, who.UserID)
+	actor, err := s.caseActor(ctx, idb, op, who, rec.Tenant, c.Team, notFound)
 	if err != nil {
-		return caseAccess{}, wrap(op, err)
-	}
-	actor, ok := actorOf(who, c.Team, roles)
-	if !ok {
-		return caseAccess{}, notFound
+		return caseAccess{}, err
 	}
 	return caseAccess{rec: rec, c: c, actor: actor}, nil
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/uptrace/bun"
+
 	"github.com/casegraph/casegraph/auth"
 	"github.com/casegraph/casegraph/db"
 	"github.com/casegraph/casegraph/engine"
@@ -236,7 +238,9 @@ func (s *Service) GetPlanItem(ctx context.Context, who auth.Identity, planItemID
 	notFound := Ef(op, NotFound, "A plan item with id '%s' cannot be found.", planItemID)
 	caseID, err := db.PlanItemCase(ctx, s.db, who.UserID, planItemID)
 	if errors.Is(err, db.ErrNotFound) {
-		return PlanItemView{}, notFound
+		return PlanItemView{}, s.hidden(ctx, op, who, notFound, func(ctx context.Context, idb bun.IDB) (string, error) {
+			return db.CaseOfPlanItem(ctx, idb, planItemID)
+		})
 	}
 	if err != nil {
 		return PlanItemView{}, wrap(op, err)

@@ -98,6 +98,16 @@ func (s *Service) UpsertCaseTeamMembers(ctx context.Context, who auth.Identity, 
 		if len(updates) == 0 {
 			return "", nil, E(op, Invalid, "There are no members to add or change")
 		}
+		inputs := make([]MemberInput, len(updates))
+		for i, u := range updates {
+			inputs[i] = MemberInput{ID: u.ID, Type: u.Type, CaseRoles: append(u.CaseRoles, u.RemoveRoles...)}
+		}
+		if err := s.checkMembers(op, inputs); err != nil {
+			return "", nil, err
+		}
+		if err := checkCount(op, "the case team", len(ca.c.Team.Members)+len(updates), s.limits.TeamMembers); err != nil {
+			return "", nil, err
+		}
 		team := Team{Members: slices.Clone(ca.c.Team.Members)}
 		legacy := false
 		var added []Member

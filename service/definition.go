@@ -146,6 +146,9 @@ func (s *Service) loadDefinition(ctx context.Context, idb bun.IDB, op, tenant, n
 func (s *Service) DeployDefinition(ctx context.Context, who auth.Identity, tenant *string, name string, xml []byte) (Definition, error) {
 	const op = "service.DeployDefinition"
 	fileName := definitionFileName(name)
+	if err := s.checkIdentifier(op, "definition name", fileName); err != nil {
+		return Definition{}, err
+	}
 	if err := checkDefinitionName(fileName); err != nil {
 		return Definition{}, Ef(op, Invalid, "Cannot deploy %s: %v", fileName, err)
 	}

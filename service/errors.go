@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
 
 	"github.com/casegraph/casegraph/db"
@@ -125,18 +124,8 @@ func wrap(op string, err error) error {
 		return &Error{Op: op, Kind: Conflict, Msg: "The item was changed by another request at the same time; please try again", Err: err}
 	case db.IsUniqueViolation(err):
 		return &Error{Op: op, Kind: Invalid, Msg: "An item with that id already exists", Err: err}
-	case isConnectionError(err):
+	case db.IsUnavailable(err):
 		return &Error{Op: op, Kind: Unavailable, Msg: "The server is currently unavailable (because it is overloaded or down for maintenance).", Err: err}
 	}
 	return &Error{Op: op, Kind: Internal, Err: err}
-}
-
-func isConnectionError(err error) bool {
-	var netErr net.Error
-	if errors.As(err, &netErr) {
-		return true
-	}
-	msg := err.Error()
-	return strings.Contains(msg, "connection refused") || strings.Contains(msg, "bad connection") ||
-		strings.Contains(msg, "database is closed") || strings.Contains(msg, "failed to connect")
 }

@@ -22,10 +22,13 @@ func (s *Service) CreateTenant(ctx context.Context, who auth.Identity, name stri
 		return Tenant{}, LastModified{}, E(op, NotAllowed, msgOnlyPlatformOwners)
 	}
 	name = strings.TrimSpace(name)
+	if err := s.checkIdentifier(op, "tenant name", name); err != nil {
+		return Tenant{}, LastModified{}, err
+	}
 	if err := validActorID(name); err != nil {
 		return Tenant{}, LastModified{}, Ef(op, Invalid, "Invalid tenant name '%s': %v", name, err)
 	}
-	list, err := newTenantUsers(op, users)
+	list, err := s.newTenantUsers(op, users)
 	if err != nil {
 		return Tenant{}, LastModified{}, err
 	}

@@ -41,6 +41,9 @@ type Config struct {
 	Now func() time.Time
 	// Logger receives the service's logs. Default: discard.
 	Logger *slog.Logger
+	// Limits bound the size of what a caller may send; zero fields take
+	// their defaults (DefaultLimits).
+	Limits Limits
 }
 
 // Service runs CaseGraph's commands and queries.
@@ -54,6 +57,7 @@ type Service struct {
 	logger         *slog.Logger
 	definitions    *definitionCache
 	httpClient     *http.Client
+	limits         Limits
 }
 
 // New returns a Service over an open, migrated database.
@@ -68,6 +72,7 @@ func New(d *db.DB, cfg Config) *Service {
 		logger:         cfg.Logger,
 		definitions:    newDefinitionCache(256),
 		httpClient:     cfg.HTTPClient,
+		limits:         cfg.Limits.withDefaults(),
 	}
 	if s.httpClient == nil {
 		s.httpClient = &http.Client{Timeout: 10 * time.Second}

@@ -114,7 +114,7 @@ func (s *Service) GetTask(ctx context.Context, who auth.Identity, id string) (Ta
 	notFound := Ef(op, NotFound, "A task with id '%s' cannot be found.", id)
 	caseID, err := db.TaskCase(ctx, s.db, who.UserID, id)
 	if errors.Is(err, db.ErrNotFound) {
-		return Task{}, notFound
+		return Task{}, s.hidden(ctx, op, who, notFound, taskCaseOf(id))
 	}
 	if err != nil {
 		return Task{}, wrap(op, err)

@@ -34,7 +34,7 @@ func (s *Service) taskCommand(ctx context.Context, op string, who auth.Identity,
 func (s *Service) taskCase(ctx context.Context, op string, who auth.Identity, taskID string) (string, error) {
 	caseID, err := db.TaskCase(ctx, s.db, who.UserID, taskID)
 	if errors.Is(err, db.ErrNotFound) {
-		return "", Ef(op, NotFound, "A task with id '%s' cannot be found.", taskID)
+		return "", s.hidden(ctx, op, who, Ef(op, NotFound, "A task with id '%s' cannot be found.", taskID), taskCaseOf(taskID))
 	}
 	return caseID, wrap(op, err)
 }
@@ -80,6 +80,9 @@ func (s *Service) AssignTask(ctx context.Context, who auth.Identity, taskID, ass
 	if strings.TrimSpace(assignee) == "" {
 		return LastModified{}, E(op, Invalid, "The request content was malformed: assignee is missing")
 	}
+	if err := s.checkIdentifier(op, "assignee", assignee); err != nil {
+		return LastModified{}, err
+	}
 	return s.taskCommand(ctx, op, who, taskID, engine.AssignTask{TaskID: taskID, Assignee: assignee})
 }
 
@@ -88,6 +91,9 @@ func (s *Service) DelegateTask(ctx context.Context, who auth.Identity, taskID, a
 	const op = "service.DelegateTask"
 	if strings.TrimSpace(assignee) == "" {
 		return LastModified{}, E(op, Invalid, "The request content was malformed: assignee is missing")
+	}
+	if err := s.checkIdentifier(op, "assignee", assignee); err != nil {
+		return LastModified{}, err
 	}
 	return s.taskCommand(ctx, op, who, taskID, engine.DelegateTask{TaskID: taskID, Assignee: assignee})
 }

@@ -49,6 +49,9 @@ func (s *Service) newTeam(ctx context.Context, idb bun.IDB, op string, def *cmmn
 	if len(in) == 0 {
 		in = []MemberInput{{ID: creator.UserID, Type: UserMember, IsOwner: true}}
 	}
+	if err := s.checkMembers(op, in); err != nil {
+		return Team{}, err
+	}
 	team := Team{Members: make([]Member, 0, len(in))}
 	seen := map[string]bool{}
 	var dups, undefined []string

@@ -157,7 +157,7 @@ func (s *Service) TenantUser(ctx context.Context, who auth.Identity, tenant, use
 // an enabled owner.
 func (s *Service) SetTenantUser(ctx context.Context, who auth.Identity, tenant string, in UserInput) (TenantUser, LastModified, error) {
 	const op = "service.SetTenantUser"
-	if err := checkUserInput(op, in); err != nil {
+	if err := s.checkUserInput(op, in); err != nil {
 		return TenantUser{}, LastModified{}, err
 	}
 	var (
@@ -235,7 +235,7 @@ func (s *Service) RemoveTenantUser(ctx context.Context, who auth.Identity, tenan
 // it are removed. Tenant owners only. The list needs an enabled owner.
 func (s *Service) ReplaceTenantUsers(ctx context.Context, who auth.Identity, tenant string, users []UserInput) (LastModified, error) {
 	const op = "service.ReplaceTenantUsers"
-	list, err := newTenantUsers(op, users)
+	list, err := s.newTenantUsers(op, users)
 	if err != nil {
 		return LastModified{}, err
 	}
@@ -266,15 +266,18 @@ func (s *Service) touchTenant(ctx context.Context, idb bun.IDB, t Tenant, enable
 
 // newTenantUsers validates a complete user list (tenant creation or
 // replacement) and applies the defaults.
-func newTenantUsers(op string, in []UserInput) ([]TenantUser, error) {
+func (s *Service) newTenantUsers(op string, in []UserInput) ([]TenantUser, error) {
 	if len(in) == 0 {
 		return nil, E(op, Invalid, msgNeedUsers)
+	}
+	if err := checkCount(op, "users", len(in), s.limits.TenantUsers); err != nil {
+		return nil, err
 	}
 	seen := make(map[string]bool, len(in))
 	var dups []string
 	users := make([]TenantUser, 0, len(in))
 	for _, u := range in {
-		if err := checkUserInput(op, u); err != nil {
+		if err := s.checkUserInput(op, u); err != nil {
 			return nil, err
 		}
 		if seen[u.UserID] {
@@ -292,7 +295,7 @@ func newTenantUsers(op string, in []UserInput) ([]TenantUser, error) {
 	return users, nil
 }
 
-func checkUserInput(op string, u UserInput) error {
+func (s *Service) checkUserInput(op string, u UserInput) error {
 	if strings.TrimSpace(u.UserID) == "" {
 		return E(op, Invalid, msgUserIDMissing)
 	}
@@ -301,7 +304,7 @@ func checkUserInput(op string, u UserInput) error {
 			return Ef(op, Invalid, "User '%s' has an empty role; role names cannot be empty", u.UserID)
 		}
 	}
-	return nil
+	return s.checkUser(op, u)
 }
 
 func applyUserInput(u TenantUser, in UserInput) TenantUser {

@@ -99,6 +99,7 @@ func parseConfig(name string, args []string, stderr io.Writer) (server.Config, e
 	fs.StringVar(&cfg.UserIDClaim, "user-id-claim", env("CASEGRAPH_USER_ID_CLAIM", "sub"), "token claim holding the user id (CASEGRAPH_USER_ID_CLAIM)")
 	fs.StringVar(&cfg.DefaultTenant, "default-tenant", env("CASEGRAPH_DEFAULT_TENANT", "world"), "tenant used when a request names none (CASEGRAPH_DEFAULT_TENANT)")
 	fs.BoolVar(&dev, "dev", envBool("CASEGRAPH_DEV"), "development mode: trust a local signing key; platform owner defaults to admin (CASEGRAPH_DEV)")
+	cfg.RegisterFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return server.Config{}, err
 	}

@@ -6,6 +6,11 @@ package server
 
 import (
 	"errors"
+	"flag"
+	"fmt"
+	"net/url"
+	"os"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -48,6 +53,202 @@ type Config struct {
 	// TimerInterval is how often the server looks for due timers. Default
 	// one second.
 	TimerInterval time.Duration
+
+	// Limits is the rest of the configuration: what one request may send
+	// and cost. Every field has a variable and a flag (RegisterFlags).
+	Limits
+
+	// flagErrs are environment values RegisterFlags could not read; Validate
+	// reports them.
+	flagErrs []error
+}
+
+// Limits bound what a caller may send and make the server do, and how the
+// server treats its clients and its database. Zero fields take the
+// defaults below.
+type Limits struct {
+	// MaxIdentifierLength bounds user ids, role names, tenant and definition
+	// names, in bytes. Default 255. (CASEGRAPH_MAX_IDENTIFIER_LENGTH)
+	MaxIdentifierLength int
+	// MaxTeamMembers bounds one case team. Default 1000.
+	// (CASEGRAPH_MAX_TEAM_MEMBERS)
+	MaxTeamMembers int
+	// MaxTenantUsers bounds the users of one tenant request. Default 1000.
+	// (CASEGRAPH_MAX_TENANT_USERS)
+	MaxTenantUsers int
+	// MaxRolesPerUser bounds the roles of one user or team member. Default
+	// 100. (CASEGRAPH_MAX_ROLES_PER_USER)
+	MaxRolesPerUser int
+	// MaxCaseFileBytes bounds a case file's JSON. Default 4 MiB.
+	// (CASEGRAPH_MAX_CASE_FILE_BYTES)
+	MaxCaseFileBytes int
+
+	// GraphQLMaxCost is the cost budget of one GraphQL operation (lists
+	// cost their page size, heavy fields their size class, aliases
+	// multiply). Default 1000000. (CASEGRAPH_GRAPHQL_MAX_COST)
+	GraphQLMaxCost int
+	// GraphQLMaxDepth bounds selection nesting; introspection is exempt.
+	// Default 12. (CASEGRAPH_GRAPHQL_MAX_DEPTH)
+	GraphQLMaxDepth int
+	// GraphQLMaxAliases bounds the aliased fields of one operation. Default
+	// 100. (CASEGRAPH_GRAPHQL_MAX_ALIASES)
+	GraphQLMaxAliases int
+	// GraphQLMaxQueryBytes bounds the query document. Default 64 KiB.
+	// (CASEGRAPH_GRAPHQL_MAX_QUERY_BYTES)
+	GraphQLMaxQueryBytes int
+
+	// RequestTimeout is the deadline of one request, honoured by every
+	// database call. Default 30s. (CASEGRAPH_REQUEST_TIMEOUT)
+	RequestTimeout time.Duration
+	// MaxResponseBytes is the response-size budget of one GraphQL request,
+	// charged as heavy fields resolve. Default 16 MiB.
+	// (CASEGRAPH_MAX_RESPONSE_BYTES)
+	MaxResponseBytes int
+	// MaxInFlight bounds the requests served at once; more get 503 with
+	// Retry-After. Default 64. (CASEGRAPH_MAX_IN_FLIGHT)
+	MaxInFlight int
+
+	// DatabaseWait is how long the server waits for its database at start,
+	// retrying with backoff. Default 60s. (CASEGRAPH_DATABASE_WAIT)
+	DatabaseWait time.Duration
+
+	// CORSOrigins are the browser origins allowed to call with
+	// credentials; "*" allows any origin, without credentials. Default
+	// none (development mode: http://localhost and 127.0.0.1 on any port).
+	// (CASEGRAPH_CORS_ORIGINS)
+	CORSOrigins []string
+	// OIDCAudience, when set, must be among a token's `aud`.
+	// (CASEGRAPH_OIDC_AUDIENCE)
+	OIDCAudience string
+	// TokenLeeway is the clock skew allowed on `exp`, `nbf` and `iat`.
+	// Default 30s. (CASEGRAPH_TOKEN_LEEWAY)
+	TokenLeeway time.Duration
+}
+
+// DefaultLimits are the limits of a server that configures none.
+var DefaultLimits = Limits{
+	MaxIdentifierLength: 255, MaxTeamMembers: 1000, MaxTenantUsers: 1000, MaxRolesPerUser: 100, MaxCaseFileBytes: 4 << 20,
+	GraphQLMaxCost: 1000000, GraphQLMaxDepth: 12, GraphQLMaxAliases: 100, GraphQLMaxQueryBytes: 64 << 10,
+	RequestTimeout: 30 * time.Second, MaxResponseBytes: 16 << 20, MaxInFlight: 64,
+	DatabaseWait: 60 * time.Second, TokenLeeway: 30 * time.Second,
+}
+
+// RegisterFlags adds a flag for every Limits field to fs, each defaulting
+// to its environment variable, then to DefaultLimits.
+func (c *Config) RegisterFlags(fs *flag.FlagSet) {
+	d := DefaultLimits
+	intFlag := func(p *int, name, env string, def int, usage string) {
+		v := def
+		if s, ok := os.LookupEnv(env); ok && s != "" {
+			n, err := strconv.Atoi(s)
+			if err != nil {
+				c.flagErrs = append(c.flagErrs, fmt.Errorf("%s must be a whole number, not %q", env, s))
+			}
+			v = n
+		}
+		fs.IntVar(p, name, v, usage+" ("+env+")")
+	}
+	durFlag := func(p *time.Duration, name, env string, def time.Duration, usage string) {
+		v := def
+		if s, ok := os.LookupEnv(env); ok && s != "" {
+			n, err := time.ParseDuration(s)
+			if err != nil {
+				c.flagErrs = append(c.flagErrs, fmt.Errorf("%s must be a duration such as 30s or 2m, not %q", env, s))
+			}
+			v = n
+		}
+		fs.DurationVar(p, name, v, usage+" ("+env+")")
+	}
+	l := &c.Limits
+	intFlag(&l.MaxIdentifierLength, "max-identifier-length", "CASEGRAPH_MAX_IDENTIFIER_LENGTH", d.MaxIdentifierLength, "longest user id, role, tenant or definition name in bytes")
+	intFlag(&l.MaxTeamMembers, "max-team-members", "CASEGRAPH_MAX_TEAM_MEMBERS", d.MaxTeamMembers, "most members of one case team")
+	intFlag(&l.MaxTenantUsers, "max-tenant-users", "CASEGRAPH_MAX_TENANT_USERS", d.MaxTenantUsers, "most users in one tenant request")
+	intFlag(&l.MaxRolesPerUser, "max-roles-per-user", "CASEGRAPH_MAX_ROLES_PER_USER", d.MaxRolesPerUser, "most roles of one user or team member")
+	intFlag(&l.MaxCaseFileBytes, "max-case-file-bytes", "CASEGRAPH_MAX_CASE_FILE_BYTES", d.MaxCaseFileBytes, "largest case file JSON in bytes")
+	intFlag(&l.GraphQLMaxCost, "graphql-max-cost", "CASEGRAPH_GRAPHQL_MAX_COST", d.GraphQLMaxCost, "cost budget of one GraphQL operation")
+	intFlag(&l.GraphQLMaxDepth, "graphql-max-depth", "CASEGRAPH_GRAPHQL_MAX_DEPTH", d.GraphQLMaxDepth, "deepest GraphQL selection nesting")
+	intFlag(&l.GraphQLMaxAliases, "graphql-max-aliases", "CASEGRAPH_GRAPHQL_MAX_ALIASES", d.GraphQLMaxAliases, "most aliased fields in one GraphQL operation")
+	intFlag(&l.GraphQLMaxQueryBytes, "graphql-max-query-bytes", "CASEGRAPH_GRAPHQL_MAX_QUERY_BYTES", d.GraphQLMaxQueryBytes, "largest GraphQL query document in bytes")
+	durFlag(&l.RequestTimeout, "request-timeout", "CASEGRAPH_REQUEST_TIMEOUT", d.RequestTimeout, "deadline of one request")
+	intFlag(&l.MaxResponseBytes, "max-response-bytes", "CASEGRAPH_MAX_RESPONSE_BYTES", d.MaxResponseBytes, "response-size budget of one GraphQL request in bytes")
+	intFlag(&l.MaxInFlight, "max-in-flight", "CASEGRAPH_MAX_IN_FLIGHT", d.MaxInFlight, "most requests served at once; more get 503")
+	durFlag(&l.DatabaseWait, "database-wait", "CASEGRAPH_DATABASE_WAIT", d.DatabaseWait, "how long to wait for the database at start")
+	durFlag(&l.TokenLeeway, "token-leeway", "CASEGRAPH_TOKEN_LEEWAY", d.TokenLeeway, "clock skew allowed on token exp, nbf and iat")
+	fs.StringVar(&l.OIDCAudience, "oidc-audience", os.Getenv("CASEGRAPH_OIDC_AUDIENCE"), "required token audience (CASEGRAPH_OIDC_AUDIENCE)")
+	fs.Func("cors-origins", "comma-separated browser origins allowed to call (CASEGRAPH_CORS_ORIGINS)", func(v string) error {
+		l.CORSOrigins = SplitList(v)
+		return nil
+	})
+	l.CORSOrigins = SplitList(os.Getenv("CASEGRAPH_CORS_ORIGINS"))
+}
+
+// validate refuses a negative or unsafe setting, naming its variable.
+func (l Limits) validate() error {
+	for _, v := range []struct {
+		name string
+		n    int64
+	}{
+		{"CASEGRAPH_MAX_IDENTIFIER_LENGTH", int64(l.MaxIdentifierLength)}, {"CASEGRAPH_MAX_TEAM_MEMBERS", int64(l.MaxTeamMembers)},
+		{"CASEGRAPH_MAX_TENANT_USERS", int64(l.MaxTenantUsers)}, {"CASEGRAPH_MAX_ROLES_PER_USER", int64(l.MaxRolesPerUser)},
+		{"CASEGRAPH_MAX_CASE_FILE_BYTES", int64(l.MaxCaseFileBytes)}, {"CASEGRAPH_GRAPHQL_MAX_COST", int64(l.GraphQLMaxCost)},
+		{"CASEGRAPH_GRAPHQL_MAX_DEPTH", int64(l.GraphQLMaxDepth)}, {"CASEGRAPH_GRAPHQL_MAX_ALIASES", int64(l.GraphQLMaxAliases)},
+		{"CASEGRAPH_GRAPHQL_MAX_QUERY_BYTES", int64(l.GraphQLMaxQueryBytes)}, {"CASEGRAPH_REQUEST_TIMEOUT", int64(l.RequestTimeout)},
+		{"CASEGRAPH_MAX_RESPONSE_BYTES", int64(l.MaxResponseBytes)}, {"CASEGRAPH_MAX_IN_FLIGHT", int64(l.MaxInFlight)},
+		{"CASEGRAPH_DATABASE_WAIT", int64(l.DatabaseWait)}, {"CASEGRAPH_TOKEN_LEEWAY", int64(l.TokenLeeway)},
+	} {
+		if v.n < 0 {
+			return fmt.Errorf("%s must not be negative", v.name)
+		}
+	}
+	if l.TokenLeeway > 5*time.Minute {
+		return errors.New("CASEGRAPH_TOKEN_LEEWAY must be at most 5m: a larger skew would accept long-expired tokens")
+	}
+	if l.MaxIdentifierLength > 0 && l.MaxIdentifierLength < 16 {
+		return errors.New("CASEGRAPH_MAX_IDENTIFIER_LENGTH must be at least 16, or user ids of common identity providers are refused")
+	}
+	for _, o := range l.CORSOrigins {
+		if o == "*" {
+			continue
+		}
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+			return fmt.Errorf("CASEGRAPH_CORS_ORIGINS holds %q, which is not an origin such as https://app.example.com", o)
+		}
+	}
+	return nil
+}
+
+// withDefaults fills the zero fields with DefaultLimits.
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits
+	fill := func(p *int, def int) {
+		if *p <= 0 {
+			*p = def
+		}
+	}
+	fillD := func(p *time.Duration, def time.Duration) {
+		if *p <= 0 {
+			*p = def
+		}
+	}
+	fill(&l.MaxIdentifierLength, d.MaxIdentifierLength)
+	fill(&l.MaxTeamMembers, d.MaxTeamMembers)
+	fill(&l.MaxTenantUsers, d.MaxTenantUsers)
+	fill(&l.MaxRolesPerUser, d.MaxRolesPerUser)
+	fill(&l.MaxCaseFileBytes, d.MaxCaseFileBytes)
+	fill(&l.GraphQLMaxCost, d.GraphQLMaxCost)
+	fill(&l.GraphQLMaxDepth, d.GraphQLMaxDepth)
+	fill(&l.GraphQLMaxAliases, d.GraphQLMaxAliases)
+	fill(&l.GraphQLMaxQueryBytes, d.GraphQLMaxQueryBytes)
+	fillD(&l.RequestTimeout, d.RequestTimeout)
+	fill(&l.MaxResponseBytes, d.MaxResponseBytes)
+	fill(&l.MaxInFlight, d.MaxInFlight)
+	fillD(&l.DatabaseWait, d.DatabaseWait)
+	fillD(&l.TokenLeeway, d.TokenLeeway)
+	for i, o := range l.CORSOrigins {
+		l.CORSOrigins[i] = strings.TrimRight(o, "/")
+	}
+	return l
 }
 
 // VersionInfo describes the running build.
@@ -79,12 +280,19 @@ func (c Config) withDefaults() Config {
 	if c.Dev && len(c.PlatformOwners) == 0 {
 		c.PlatformOwners = []string{"admin"}
 	}
+	c.Limits = c.Limits.withDefaults()
 	return c
 }
 
 // Validate reports a configuration the server cannot start with, naming
 // the variable to set.
 func (c Config) Validate() error {
+	if len(c.flagErrs) > 0 {
+		return c.flagErrs[0]
+	}
+	if err := c.Limits.validate(); err != nil {
+		return err
+	}
 	c = c.withDefaults()
 	if len(c.OIDCIssuers) == 0 && !c.Dev {
 		return errors.New("no token issuer is configured: set CASEGRAPH_OIDC_ISSUERS to your identity provider's issuer URL " +

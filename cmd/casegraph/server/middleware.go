@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,6 +22,10 @@ import (
 // is still a 400.
 // maxRequestBody bounds every request body.
 const maxRequestBody = 16 << 20
+
+// probePaths are exempt from the in-flight limit.
+var probePaths = map[string]bool{"/health": true, "/status": true, "/version": true,
+	"/platform/health": true, "/platform/status": true, "/platform/version": true}
 
 var lastModifiedHeaders = []string{"Case-Last-Modified", "Tenant-Last-Modified", "Consent-Group-Last-Modified"}
 
@@ -59,11 +65,28 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			writeText(rec, http.StatusBadRequest, "The request contains a NUL character, which no identifier or value may hold")
 			return
 		}
-		cors(rec, r)
+		s.cors(rec, r)
 		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 			rec.WriteHeader(http.StatusOK)
 			return
 		}
+		// Health, status and version answer even when the server is full:
+		// a load balancer must not take a busy replica for a dead one.
+		if !probePaths[r.URL.Path] {
+			select {
+			case s.inFlight <- struct{}{}:
+				defer func() { <-s.inFlight }()
+			default:
+				rec.Header().Set("Retry-After", "1")
+				writeText(rec, http.StatusServiceUnavailable, "The server is currently unavailable (because it is overloaded or down for maintenance).")
+				return
+			}
+		}
+		// Every database call and resolver takes this context: the work
+		// stops at the deadline, or as soon as the client hangs up.
+		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+		defer cancel()
+		r = r.WithContext(ctx)
 		for _, h := range lastModifiedHeaders {
 			if v := r.Header.Get(h); v != "" {
 				if _, err := service.ParseLastModified(v); err != nil {
@@ -76,21 +99,50 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 	})
 }
 
-// cors answers like the reference engine: any origin, its methods and
-// headers, and the *-Last-Modified headers exposed to scripts.
-func cors(w http.ResponseWriter, r *http.Request) {
+// cors answers browsers of the configured origins (CASEGRAPH_CORS_ORIGINS;
+// in development mode also http://localhost and http://127.0.0.1 on any
+// port) with the reference engine's methods and headers and the
+// *-Last-Modified headers exposed to scripts. Any other origin gets no CORS
+// headers, so its scripts cannot read the answers: reflecting every origin
+// with credentials would let any web page act with a user's cookies or
+// browser-held tokens. "*" allows every origin, without credentials.
+func (s *Server) cors(w http.ResponseWriter, r *http.Request) {
 	origin := r.Header.Get("Origin")
+	h := w.Header()
+	h.Add("Vary", "Origin")
 	if origin == "" {
 		return
 	}
-	h := w.Header()
-	h.Set("Access-Control-Allow-Origin", origin)
-	h.Add("Vary", "Origin")
-	h.Set("Access-Control-Allow-Credentials", "true")
+	switch {
+	case s.allowedOrigin(origin):
+		h.Set("Access-Control-Allow-Origin", origin)
+		h.Set("Access-Control-Allow-Credentials", "true")
+	case slices.Contains(s.cfg.CORSOrigins, "*"):
+		h.Set("Access-Control-Allow-Origin", "*")
+	default:
+		return
+	}
 	h.Set("Access-Control-Allow-Methods", "GET, POST, HEAD, OPTIONS, PUT, DELETE")
 	h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, X-Requested-With, Case-Last-Modified, Tenant-Last-Modified, accept, origin")
 	h.Set("Access-Control-Expose-Headers", "Case-Last-Modified, Tenant-Last-Modified")
 	h.Set("Access-Control-Max-Age", "200")
+}
+
+// allowedOrigin reports whether origin is configured, or a local one in
+// development mode.
+func (s *Server) allowedOrigin(origin string) bool {
+	if slices.Contains(s.cfg.CORSOrigins, origin) {
+		return true
+	}
+	if !s.cfg.Dev {
+		return false
+	}
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Path != "" {
+		return false
+	}
+	host := u.Hostname()
+	return host == "localhost" || host == "127.0.0.1" || host == "::1"
 }
 
 type statusRecorder struct {

@@ -25,6 +25,8 @@ type Server struct {
 	verifier *auth.Verifier
 	logger   *slog.Logger
 	handler  http.Handler
+	// inFlight holds a token per request being served.
+	inFlight chan struct{}
 }
 
 // New opens and migrates the database and assembles the server. The caller
@@ -38,7 +40,8 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 		logger = slog.New(slog.DiscardHandler)
 	}
 
-	authCfg := auth.Config{Issuers: cfg.OIDCIssuers, KeysURL: cfg.OIDCKeysURL, UserIDClaim: cfg.UserIDClaim}
+	authCfg := auth.Config{Issuers: cfg.OIDCIssuers, KeysURL: cfg.OIDCKeysURL, UserIDClaim: cfg.UserIDClaim,
+		Audience: cfg.OIDCAudience, Leeway: cfg.TokenLeeway}
 	// The token clock stays real: a test moving case time must not expire
 	// its own tokens.
 	if cfg.Dev {
@@ -53,7 +56,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 		return nil, err
 	}
 
-	d, err := db.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
+	d, err := openDatabase(ctx, cfg, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -79,9 +82,11 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 		IdentityHealth: func(context.Context) (bool, string) { return verifier.Health() },
 		Logger:         logger,
 		Now:            cfg.Now,
+		Limits: service.Limits{IdentifierLength: cfg.MaxIdentifierLength, TeamMembers: cfg.MaxTeamMembers,
+			TenantUsers: cfg.MaxTenantUsers, RolesPerUser: cfg.MaxRolesPerUser, CaseFileBytes: cfg.MaxCaseFileBytes},
 	})
 
-	s := &Server{cfg: cfg, db: d, svc: svc, verifier: verifier, logger: logger}
+	s := &Server{cfg: cfg, db: d, svc: svc, verifier: verifier, logger: logger, inFlight: make(chan struct{}, cfg.MaxInFlight)}
 	s.handler = s.routes()
 	return s, nil
 }
@@ -91,7 +96,8 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	rest.New(s.svc, s.verifier, s.logger).Register(mux)
-	gql := resolvers.NewHandler(s.svc, s.verifier, s.logger)
+	gql := resolvers.NewHandler(s.svc, s.verifier, s.logger, resolvers.Limits{MaxCost: s.cfg.GraphQLMaxCost, MaxDepth: s.cfg.GraphQLMaxDepth,
+		MaxAliases: s.cfg.GraphQLMaxAliases, MaxQueryBytes: s.cfg.GraphQLMaxQueryBytes, MaxResponseBytes: s.cfg.MaxResponseBytes})
 	mux.Handle("GET /graphql", gql)
 	mux.Handle("POST /graphql", gql)
 	mux.Handle("GET /graphiql", resolvers.GraphiQL("/graphql"))

@@ -1,0 +1,49 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestOpenDatabaseWaits: an unreachable PostgreSQL is tried again with
+// backoff, each try logged, until the wait is over; the error names the URL
+// without its password.
+func TestOpenDatabaseWaits(t *testing.T) {
+	var logs bytes.Buffer
+	cfg := Config{DatabaseURL: "postgres://casegraph:s3cret@127.0.0.1:1/app?sslmode=disable"}
+	cfg.DatabaseWait = 1500 * time.Millisecond
+	start := time.Now()
+	_, err := openDatabase(context.Background(), cfg, slog.New(slog.NewTextHandler(&logs, nil)))
+	if err == nil {
+		t.Fatal("opened a database on port 1")
+	}
+	if time.Since(start) < time.Second {
+		t.Errorf("gave up after %s, before the wait was over", time.Since(start))
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "s3cret") || strings.Contains(logs.String(), "s3cret") {
+		t.Errorf("the password leaked: %s\n%s", msg, logs.String())
+	}
+	if !strings.Contains(msg, "postgres://casegraph:xxxxx@127.0.0.1:1/app") || !strings.Contains(msg, "CASEGRAPH_DATABASE_WAIT") {
+		t.Errorf("error = %s", msg)
+	}
+	if n := strings.Count(logs.String(), "database does not answer yet"); n < 2 {
+		t.Errorf("%d tries logged, want several:\n%s", n, logs.String())
+	}
+}
+
+func TestDisplayURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                                "the embedded SQLite file",
+		"postgres://u:p@h:5432/d":         "postgres://u:xxxxx@h:5432/d",
+		"postgres://u@h/d?password=p&x=1": "postgres://u@h/d?password=xxxxx&x=1",
+	} {
+		if got := displayURL(in); got != want {
+			t.Errorf("displayURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,234 @@
+package resolvers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+)
+
+// Limits bound what one GraphQL request may cost the server. Zero fields
+// take DefaultLimits' values.
+type Limits struct {
+	// MaxCost is the cost budget of one operation (see cost).
+	MaxCost int
+	// MaxDepth is the deepest selection nesting.
+	MaxDepth int
+	// MaxAliases bounds the aliased fields of an operation.
+	MaxAliases int
+	// MaxQueryBytes bounds the query document.
+	MaxQueryBytes int
+	// MaxResponseBytes is the response-size budget, charged as heavy fields
+	// resolve.
+	MaxResponseBytes int
+}
+
+// DefaultLimits are the limits of a handler configured without any.
+var DefaultLimits = Limits{MaxCost: 1000000, MaxDepth: MaxDepth, MaxAliases: 100, MaxQueryBytes: 64 << 10, MaxResponseBytes: 16 << 20}
+
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits
+	for _, f := range []struct{ p, def *int }{{&l.MaxCost, &d.MaxCost}, {&l.MaxDepth, &d.MaxDepth}, {&l.MaxAliases, &d.MaxAliases},
+		{&l.MaxQueryBytes, &d.MaxQueryBytes}, {&l.MaxResponseBytes, &d.MaxResponseBytes}} {
+		if *f.p <= 0 {
+			*f.p = *f.def
+		}
+	}
+	return l
+}
+
+// The cost model. A field costs 1 plus the cost of its selections times
+// how many times they are resolved: a paged list (an argument `first`)
+// its page size, an unpaged list its realistic maximum below, any other
+// list listCost. JSON fields (case files, event payloads, task data) cost
+// by their size class. Aliases are fields like any other, so a query that
+// repeats a heavy field a thousand times costs a thousand times as much.
+var (
+	// unpagedLists are the realistic maxima of lists without paging.
+	unpagedLists = map[string]int{"history": 200, "planItems": 100, "children": 20, "members": 100, "tasks": 50,
+		"discretionaryItems": 20, "definitions": 100}
+	// heavyFields are the size classes of JSON fields.
+	heavyFields = map[string]int{"caseFile": 1000, "payload": 50, "input": 50, "output": 50, "result": 50, "taskModel": 20, "inputs": 50}
+)
+
+const (
+	listCost      = 10
+	defaultJSON   = 20
+	connectionCap = maxPage
+)
+
+// costLimit refuses, before any resolver runs, an operation whose query
+// document, alias count, depth or cost is over the limits. Introspection
+// (GraphiQL's and code generators' query, 13 levels deep) is always
+// allowed: it reads the schema, not data.
+type costLimit struct{ lim Limits }
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.OperationParameterMutator
+	graphql.OperationContextMutator
+} = costLimit{}
+
+func (costLimit) ExtensionName() string                   { return "CostLimit" }
+func (costLimit) Validate(graphql.ExecutableSchema) error { return nil }
+
+func (c costLimit) MutateOperationParameters(_ context.Context, p *graphql.RawParams) *gqlerror.Error {
+	if len(p.Query) > c.lim.MaxQueryBytes {
+		return limitError("COMPLEXITY_LIMIT_EXCEEDED", "the query document is %d bytes, over the limit of %d (CASEGRAPH_GRAPHQL_MAX_QUERY_BYTES)",
+			len(p.Query), c.lim.MaxQueryBytes)
+	}
+	return nil
+}
+
+func (c costLimit) MutateOperationContext(_ context.Context, oc *graphql.OperationContext) *gqlerror.Error {
+	op := oc.Doc.Operations.ForName(oc.OperationName)
+	if op == nil || introspectionOnly(op.SelectionSet) {
+		return nil
+	}
+	if n := countAliases(op.SelectionSet, 0); n > c.lim.MaxAliases {
+		return limitError("COMPLEXITY_LIMIT_EXCEEDED", "the operation has %d aliased fields, over the limit of %d", n, c.lim.MaxAliases)
+	}
+	if depth := selectionDepth(op.SelectionSet, 0, c.lim.MaxDepth); depth > c.lim.MaxDepth {
+		return limitError("BAD_USER_INPUT", "operation is nested %d levels deep, which exceeds the limit of %d", depth, c.lim.MaxDepth)
+	}
+	if cost := selectionCost(op.SelectionSet, oc.Variables, c.lim.MaxCost); cost > c.lim.MaxCost {
+		return limitError("COMPLEXITY_LIMIT_EXCEEDED", "operation costs %d or more, over the limit of %d", cost, c.lim.MaxCost)
+	}
+	return nil
+}
+
+func limitError(code, format string, args ...any) *gqlerror.Error {
+	err := gqlerror.Errorf(format, args...)
+	err.Extensions = map[string]any{"code": code}
+	return err
+}
+
+// introspectionOnly reports whether every top-level field reads the schema.
+func introspectionOnly(set ast.SelectionSet) bool {
+	if len(set) == 0 {
+		return false
+	}
+	for _, sel := range set {
+		switch s := sel.(type) {
+		case *ast.Field:
+			if s.Name != "__schema" && s.Name != "__type" && s.Name != "__typename" {
+				return false
+			}
+		case *ast.InlineFragment:
+			if !introspectionOnly(s.SelectionSet) {
+				return false
+			}
+		case *ast.FragmentSpread:
+			if s.Definition == nil || !introspectionOnly(s.Definition.SelectionSet) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// countAliases counts aliased fields, through fragments (each use counts).
+// Counting stops at depth 64: validation has refused fragment cycles.
+func countAliases(set ast.SelectionSet, depth int) int {
+	if depth > 64 {
+		return 0
+	}
+	n := 0
+	for _, sel := range set {
+		switch s := sel.(type) {
+		case *ast.Field:
+			if s.Alias != "" && s.Alias != s.Name {
+				n++
+			}
+			n += countAliases(s.SelectionSet, depth+1)
+		case *ast.InlineFragment:
+			n += countAliases(s.SelectionSet, depth+1)
+		case *ast.FragmentSpread:
+			if s.Definition != nil {
+				n += countAliases(s.Definition.SelectionSet, depth+1)
+			}
+		}
+	}
+	return n
+}
+
+// selectionCost is the cost of set; it stops adding once past limit, so
+// a hostile document cannot make the count itself expensive.
+func selectionCost(set ast.SelectionSet, vars map[string]any, limit int) int {
+	total := 0
+	for _, sel := range set {
+		if total > limit {
+			return total
+		}
+		switch s := sel.(type) {
+		case *ast.Field:
+			total += fieldCost(s, vars, limit-total)
+		case *ast.InlineFragment:
+			total += selectionCost(s.SelectionSet, vars, limit-total)
+		case *ast.FragmentSpread:
+			if s.Definition != nil {
+				total += selectionCost(s.Definition.SelectionSet, vars, limit-total)
+			}
+		}
+	}
+	return total
+}
+
+func fieldCost(f *ast.Field, vars map[string]any, limit int) int {
+	if f.Definition == nil {
+		return 1
+	}
+	if len(f.SelectionSet) == 0 {
+		if f.Definition.Type.Name() == "JSON" {
+			if c, ok := heavyFields[f.Name]; ok {
+				return c
+			}
+			return defaultJSON
+		}
+		return 1
+	}
+	times := 1
+	if f.Definition.Arguments.ForName("first") != nil {
+		times = connectionCap
+		if first, ok := intArg(f.ArgumentMap(vars)["first"]); ok {
+			times = int(min(max(first, 0), connectionCap))
+		}
+	} else if f.Name == "edges" || f.Name == "nodes" {
+		// The page of a connection: its `first` has counted them.
+		times = 1
+	} else if f.Definition.Type.Elem != nil {
+		times = listCost
+		if n, ok := unpagedLists[f.Name]; ok {
+			times = n
+		}
+	}
+	if times == 0 {
+		return 1
+	}
+	return 1 + times*selectionCost(f.SelectionSet, vars, limit/times+1)
+}
+
+// intArg reads an integer argument as literals and variables give it.
+func intArg(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return n, true
+	case int:
+		return int64(n), true
+	case float64:
+		return int64(n), true
+	case json.Number:
+		i, err := n.Int64()
+		return i, err == nil
+	}
+	return 0, false
+}
+
+// String describes the limits for logs.
+func (l Limits) String() string {
+	return fmt.Sprintf("cost %d, depth %d, aliases %d, query %d bytes, response %d bytes",
+		l.MaxCost, l.MaxDepth, l.MaxAliases, l.MaxQueryBytes, l.MaxResponseBytes)
+}

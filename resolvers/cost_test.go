@@ -1,0 +1,131 @@
+package resolvers_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/casegraph/casegraph/cmd/casegraph/server/servertest"
+)
+
+// postGraphQL sends a raw query (attacks cannot be genqlient operations)
+// and returns the status and the decoded body.
+func postGraphQL(t *testing.T, env *servertest.Env, user, query string) (int, graphQLBody) {
+	t.Helper()
+	b, _ := json.Marshal(map[string]any{"query": query})
+	req, _ := http.NewRequest("POST", env.URL+"/graphql", bytes.NewReader(b))
+	req.Header.Set("Content-Type", "application/json")
+	if user != "" {
+		req.Header.Set("Authorization", "Bearer "+env.Issuer.Token(user))
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body graphQLBody
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, body
+}
+
+type graphQLBody struct {
+	Data   json.RawMessage `json:"data"`
+	Errors []struct {
+		Message    string         `json:"message"`
+		Extensions map[string]any `json:"extensions"`
+	} `json:"errors"`
+}
+
+func aliases(n int, field string) string {
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range n {
+		fmt.Fprintf(&b, " a%d: %s", i, field)
+	}
+	b.WriteString(" }")
+	return b.String()
+}
+
+// TestAliasAttackRefusedBeforeSQL: a thousand aliases of a case's history
+// with payloads, or fewer that still cost too much, are refused with
+// COMPLEXITY_LIMIT_EXCEEDED before a single SQL statement runs.
+func TestAliasAttackRefusedBeforeSQL(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		deployIncident(t, env)
+		id, _ := startIncident(t, env)
+		counter := &statementCounter{}
+		//lint:ignore SA1019 the database is already in use; WithQueryHook would give a clone it does not use
+		env.Server.DB().AddQueryHook(counter)
+		field := fmt.Sprintf(`case(id: %q) { history { type payload } }`, id)
+		for _, tc := range []struct {
+			n     int
+			field string
+			want  string
+		}{
+			{1000, field, "the query document is 83893 bytes, over the limit of 65536 (CASEGRAPH_GRAPHQL_MAX_QUERY_BYTES)"},
+			{150, "me { userId }", "the operation has 150 aliased fields, over the limit of 100"},
+			{99, field, "operation costs 1009998 or more, over the limit of 1000000"},
+		} {
+			before := counter.n.Load()
+			_, body := postGraphQL(t, env, "alice", aliases(tc.n, tc.field))
+			if len(body.Errors) != 1 || body.Errors[0].Extensions["code"] != "COMPLEXITY_LIMIT_EXCEEDED" || body.Errors[0].Message != tc.want {
+				t.Fatalf("%d aliases: %+v, want COMPLEXITY_LIMIT_EXCEEDED %q", tc.n, body.Errors, tc.want)
+			}
+			if ran := counter.n.Load() - before; ran != 0 {
+				t.Fatalf("%d aliases: %d SQL statements ran before the refusal", tc.n, ran)
+			}
+		}
+		// Within the budget the same shape runs.
+		before := counter.n.Load()
+		_, body := postGraphQL(t, env, "alice", aliases(3, field))
+		if len(body.Errors) != 0 || counter.n.Load() == before {
+			t.Fatalf("3 aliases: %+v", body.Errors)
+		}
+	})
+}
+
+// TestIntrospectionAlwaysAllowed: the standard introspection query, 13
+// levels deep, passes the depth and cost limits.
+func TestIntrospectionAlwaysAllowed(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		for _, user := range []string{"", "alice"} {
+			status, body := postGraphQL(t, env, user, introspectionQuery)
+			if status != 200 || len(body.Errors) != 0 || !bytes.Contains(body.Data, []byte(`"queryType"`)) {
+				t.Fatalf("as %q: %d %+v", user, status, body.Errors)
+			}
+		}
+		// Data nested as deep is still refused.
+		_, body := postGraphQL(t, env, "alice", `{ cases { edges { node { planItems { children { children { children { children { children {
+			children { children { children { id } } } } } } } } } } } } }`)
+		if len(body.Errors) != 1 || !strings.Contains(body.Errors[0].Message, "exceeds the limit of 12") {
+			t.Fatalf("deep data query: %+v", body.Errors)
+		}
+	})
+}
+
+// introspectionQuery is GraphiQL's (graphql-js getIntrospectionQuery).
+const introspectionQuery = `query IntrospectionQuery {
+  __schema {
+    queryType { name } mutationType { name } subscriptionType { name }
+    types { ...FullType }
+    directives { name description locations args { ...InputValue } }
+  }
+}
+fragment FullType on __Type {
+  kind name description
+  fields(includeDeprecated: true) { name description args { ...InputValue } type { ...TypeRef } isDeprecated deprecationReason }
+  inputFields { ...InputValue }
+  interfaces { ...TypeRef }
+  enumValues(includeDeprecated: true) { name description isDeprecated deprecationReason }
+  possibleTypes { ...TypeRef }
+}
+fragment InputValue on __InputValue { name description type { ...TypeRef } defaultValue }
+fragment TypeRef on __Type {
+  kind name
+  ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } } } }
+}`
