@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/casegraph/casegraph/cmd/casegraph/server"
 	"github.com/casegraph/casegraph/cmd/casegraph/server/servertest"
 )
 
@@ -381,9 +382,12 @@ func mustStatus(t *testing.T, resp *servertest.Response, status int) {
 	}
 }
 
+// uiOrigin is the browser origin the fixture's servers allow (CORS).
+const uiOrigin = "http://ui.example"
+
 // forEachDB runs rows on a fresh fixture per database.
 func forEachDB(t *testing.T, rows []row) {
 	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
 		newFixture(t, env).run(t, rows)
-	})
+	}, func(c *server.Config) { c.CORSOrigins = []string{uiOrigin} })
 }

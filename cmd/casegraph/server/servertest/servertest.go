@@ -47,13 +47,14 @@ type Env struct {
 func (e *Env) Stop() { e.stop() }
 
 // ForEachDB runs test once per database flavor, each in a parallel subtest
-// with its own server.
-func ForEachDB(t *testing.T, test func(t *testing.T, env *Env)) {
+// with its own server; edit, when given, changes each server's
+// configuration as for Start.
+func ForEachDB(t *testing.T, test func(t *testing.T, env *Env), edit ...func(*server.Config)) {
 	t.Helper()
 	for _, flavor := range dbtest.Flavors() {
 		t.Run(string(flavor), func(t *testing.T) {
 			t.Parallel()
-			test(t, Start(t, flavor))
+			test(t, Start(t, flavor, edit...))
 		})
 	}
 }
