@@ -234,24 +234,11 @@ func (s *Service) memberCase(ctx context.Context, idb bun.IDB, op string, who au
 // caseCommand runs one engine command on a case for a team member, in one
 // transaction, retried when another command on the case won the race.
 func (s *Service) caseCommand(ctx context.Context, op string, who auth.Identity, id string, cmd engine.Command) (LastModified, error) {
-	return s.caseCommandIf(ctx, op, who, id, cmd, nil)
-}
-
-// caseCommandIf is caseCommand with a precondition checked on the
-// case as the command's transaction finds it (on every attempt): it may
-// refuse what was meant for the state the caller saw.
-func (s *Service) caseCommandIf(ctx context.Context, op string, who auth.Identity, id string, cmd engine.Command,
-	precondition func(c *engine.Case) error) (LastModified, error) {
 	var lm LastModified
 	err := s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
 		ca, err := s.memberCase(ctx, tx, op, who, id)
 		if err != nil {
 			return err
-		}
-		if precondition != nil {
-			if err := precondition(ca.c); err != nil {
-				return err
-			}
 		}
 		def, err := s.caseDefinition(ctx, tx, ca.rec, ca.c)
 		if err != nil {
