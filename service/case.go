@@ -58,6 +58,11 @@ const msgCaseNotFoundFmt = "A case with id '%s' cannot be found."
 // who may see it afterwards.
 func (s *Service) StartCase(ctx context.Context, who auth.Identity, in StartCaseInput) (CaseStarted, error) {
 	const op = "service.StartCase"
+	if who.UserID == "" {
+		// A token may carry an empty subject; the reference engine lets it
+		// in and refuses its commands.
+		return CaseStarted{}, E(op, Invalid, "User information is missing in command of type StartCase")
+	}
 	tenant := strings.TrimSpace(in.Tenant)
 	if tenant == "" {
 		tenant = s.defaultTenant
