@@ -75,6 +75,12 @@ func (r *run) createItemID(def *cmmn.PlanItem, stage *PlanItem, index int, id st
 	if _, err := r.transition(p, Create, ""); err != nil {
 		return nil, err
 	}
+	if stage != nil {
+		// The reference engine records both rules of every new plan item
+		// right after its Create transition.
+		r.emit(RepetitionRuleEvaluated{CaseInstanceID: r.c.ID, PlanItemID: p.ID, Name: p.Name, Type: p.Type, Repeating: p.Repeating})
+		r.emit(RequiredRuleEvaluated{CaseInstanceID: r.c.ID, PlanItemID: p.ID, Name: p.Name, Type: p.Type, Required: p.Required})
+	}
 	if t, ok := def.Definition().(*cmmn.TimerEvent); ok {
 		if src, _ := t.StartTrigger(); src == nil {
 			r.startTimer(p, t)

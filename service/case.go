@@ -75,6 +75,13 @@ func (s *Service) StartCase(ctx context.Context, who auth.Identity, in StartCase
 	}
 	var out CaseStarted
 	err := s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
+		// The reference engine keeps one id space for cases and tenants:
+		// StartCase to a tenant's id reaches that tenant and fails.
+		if _, err := db.GetTenant(ctx, tx, id); err == nil {
+			return E(op, Invalid, msgStartCaseFailure)
+		} else if !errors.Is(err, db.ErrNotFound) {
+			return err
+		}
 		t, err := db.GetTenant(ctx, tx, tenant)
 		if errors.Is(err, db.ErrNotFound) || (err == nil && !t.Enabled) {
 			return Ef(op, NotFound, "An active tenant with id '%s' cannot be found.", tenant)
@@ -113,7 +120,7 @@ func (s *Service) StartCase(ctx context.Context, who auth.Identity, in StartCase
 			RootCaseID: id, CreatedOn: now, CreatedBy: who.UserID}
 		if _, err := s.saveCase(ctx, tx, def, rec, c, events, who, nil); err != nil {
 			if errors.Is(err, db.ErrExists) {
-				return E(op, Invalid, "Failure while handling message StartCase. Check the server logs for more details")
+				return E(op, Invalid, msgStartCaseFailure)
 			}
 			return err
 		}
@@ -123,6 +130,10 @@ func (s *Service) StartCase(ctx context.Context, who auth.Identity, in StartCase
 	})
 	return out, err
 }
+
+// msgStartCaseFailure is the reference engine's answer to a StartCase on
+// an id that is taken, by a case or a tenant.
+const msgStartCaseFailure = "Failure while handling message StartCase. Check the server logs for more details"
 
 // saveCase stores a case after a command, with its read tables. before,
 // when not nil, is the case as the command found it: then only the read
