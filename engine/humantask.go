@@ -104,7 +104,6 @@ func (r *run) activate(p *PlanItem) error {
 	if assignee != "" {
 		t.Assignee, t.Owner, t.State = assignee, assignee, Assigned
 		r.emit(HumanTaskAssigned{TaskID: p.ID, Assignee: assignee, Owner: assignee, State: t.State})
-		r.workedOn(p, assignee)
 		r.addToTeam(assignee, t.Role, "IDP")
 	}
 	return nil
@@ -274,7 +273,6 @@ func (r *run) completeTask(p *PlanItem, output map[string]any) error {
 		// issue #207): whoever completes it claims it first.
 		r.claim(p, r.actor.UserID)
 	}
-	r.workedOn(p, r.actor.UserID)
 	p.Task.Output = out
 	for _, tp := range h.Outputs() {
 		if v := values[tp]; v != nil && tp.Binding() != nil {

@@ -175,11 +175,6 @@ type HumanTask struct {
 	TaskModel   string    `json:"taskModel,omitempty"`
 	ActivatedOn time.Time `json:"activatedOn"`
 	CreatedBy   string    `json:"createdBy"`
-	// WorkedBy lists, once each and in order, the users who have worked
-	// on the task: claimed it, were assigned or delegated it, saved its
-	// output or completed it. The four-eyes and rendez-vous rules of
-	// other tasks look at it.
-	WorkedBy []string `json:"workedBy,omitempty"`
 }
 
 // MemberType tells a user member from a tenant-role member.

@@ -10,7 +10,7 @@ import (
 
 // taskFromCase builds a task from its case's state, as the loader holds
 // it; nil when the plan item has no task (yet).
-func taskFromCase(v service.CaseView, p *service.PlanItem, caller string) *model.Task {
+func taskFromCase(v service.CaseView, p *service.PlanItem) *model.Task {
 	t := p.Task
 	if t == nil {
 		return nil
@@ -19,7 +19,7 @@ func taskFromCase(v service.CaseView, p *service.PlanItem, caller string) *model
 		Input: nonNil(t.Input), Output: nonNil(t.Output), TaskModel: parsedTaskModel(t.TaskModel),
 		Tenant: v.Record.Tenant, CaseName: v.Record.Name, CreatedOn: p.CreatedOn.UTC(), CreatedBy: t.CreatedBy,
 		LastModified: p.LastModified.UTC(), ModifiedBy: p.ModifiedBy,
-		MayPerform: v.Actor.HasRole(t.Role) || (t.Assignee != "" && t.Assignee == caller)}
+		MayPerform: v.MayPerform(p.ID)}
 	out.Assignee, out.Owner, out.Role = optional(t.Assignee), optional(t.Owner), optional(t.Role)
 	return out
 }
@@ -75,12 +75,8 @@ func taskResult(ctx context.Context, caseID, taskID string) (*model.Task, error)
 	if err != nil {
 		return nil, err
 	}
-	who, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
 	if p := v.State.PlanItem(taskID); p != nil {
-		if t := taskFromCase(v, p, who.UserID); t != nil {
+		if t := taskFromCase(v, p); t != nil {
 			return t, nil
 		}
 	}

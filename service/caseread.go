@@ -6,10 +6,12 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/casegraph/casegraph/auth"
 	"github.com/casegraph/casegraph/db"
 	"github.com/casegraph/casegraph/engine"
+	"github.com/casegraph/casegraph/engine/cmmn"
 )
 
 // CaseQuery filters and pages a case list, as GET /cases does.
@@ -125,6 +127,27 @@ type CaseView struct {
 	CaseRoles []string
 	// Actor is the caller as the case sees it.
 	Actor engine.Actor
+
+	def  *cmmn.Case
+	perf *performCache
+}
+
+// performCache holds a view's mayPerform predicate, built on first use:
+// copies of the view share it.
+type performCache struct {
+	once sync.Once
+	may  func(taskID string) bool
+}
+
+// MayPerform reports whether the viewing caller may work on task taskID
+// now, by the engine's own claim check (role or assignee, four-eyes,
+// rendez-vous): the truth the mayPerform fields tell.
+func (v CaseView) MayPerform(taskID string) bool {
+	if v.perf == nil {
+		return engine.MayPerform(v.def, v.State, v.Actor)(taskID)
+	}
+	v.perf.once.Do(func() { v.perf.may = engine.MayPerform(v.def, v.State, v.Actor) })
+	return v.perf.may(taskID)
 }
 
 // Identifier is a business identifier of a case.
@@ -192,7 +215,7 @@ func (s *Service) caseView(ctx context.Context, rec CaseRecord, c *Case) (CaseVi
 	if err != nil {
 		return CaseView{}, err
 	}
-	v := CaseView{Record: rec, State: c, CaseRoles: []string{}}
+	v := CaseView{Record: rec, State: c, CaseRoles: []string{}, def: def, perf: &performCache{}}
 	for _, r := range def.Roles() {
 		v.CaseRoles = append(v.CaseRoles, r.Name())
 	}

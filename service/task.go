@@ -8,6 +8,7 @@ import (
 
 	"github.com/casegraph/casegraph/auth"
 	"github.com/casegraph/casegraph/db"
+	"github.com/casegraph/casegraph/engine"
 )
 
 // Task is a human task as the task lists show it.
@@ -143,9 +144,14 @@ func (s *Service) CaseTasks(ctx context.Context, who auth.Identity, caseID strin
 	if err != nil {
 		return nil, wrap(op, err)
 	}
+	def, err := s.caseDefinition(ctx, s.db, ca.rec, ca.c)
+	if err != nil {
+		return nil, wrap(op, err)
+	}
+	may := engine.MayPerform(def, ca.c, ca.actor)
 	out := make([]CaseTask, len(rows))
 	for i, t := range rows {
-		out[i] = CaseTask{Task: t, MayPerform: ca.actor.HasRole(t.Role) || t.Assignee == who.UserID}
+		out[i] = CaseTask{Task: t, MayPerform: may(t.ID)}
 	}
 	return out, nil
 }
