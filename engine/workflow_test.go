@@ -117,8 +117,8 @@ type outcome struct {
 	state           TaskState
 	assignee, owner string
 	events          []string // of the command
-	output          bool // whether the output was saved
-	active          bool // whether the plan item is still Active
+	output          bool     // whether the output was saved
+	active          bool     // whether the plan item is still Active
 }
 
 // check checks the newest task called name and the last command's events.
