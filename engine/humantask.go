@@ -298,7 +298,11 @@ func (r *run) checkOutput(p *PlanItem, h *cmmn.HumanTask, output map[string]any)
 	if out == nil {
 		out = map[string]any{}
 	}
-	values, problems := r.taskOutput(p, h, out)
+	raw := output
+	if raw == nil {
+		raw = map[string]any{}
+	}
+	values, problems := r.taskOutput(p, h, out, raw)
 	if len(problems) > 0 {
 		return nil, nil, errorf(ErrInvalid, "Output for task %s is invalid: [%s]", p.Name, strings.Join(problems, ", "))
 	}
@@ -308,8 +312,12 @@ func (r *run) checkOutput(p *PlanItem, h *cmmn.HumanTask, output map[string]any)
 // taskOutput maps the workflow output onto the task's output parameters
 // and checks them: required ones present, values fitting the bound case
 // file item. It returns every problem found.
-func (r *run) taskOutput(p *PlanItem, h *cmmn.HumanTask, out map[string]any) (map[*cmmn.Parameter]any, []string) {
+//
+// raw is the output as sent: values that reach a parameter unchanged are
+// type-checked in that form, where numbers still tell 5 from 5.0.
+func (r *run) taskOutput(p *PlanItem, h *cmmn.HumanTask, out, raw map[string]any) (map[*cmmn.Parameter]any, []string) {
 	values := map[*cmmn.Parameter]any{}
+	sent := map[*cmmn.Parameter]any{}
 	mapped := map[*cmmn.Parameter]bool{}
 	var problems []string
 	for _, m := range h.OutputMappings() {
@@ -318,7 +326,9 @@ func (r *run) taskOutput(p *PlanItem, h *cmmn.HumanTask, out map[string]any) (ma
 		}
 		mapped[m.Target()] = true
 		v := out[m.Source().Name()]
+		sent[m.Target()] = raw[m.Source().Name()]
 		if x := m.Transformation(); x != nil {
+			sent[m.Target()] = nil
 			res, err := x.Eval(r.exprEnv(p, map[string]any{m.Source().Name(): v}))
 			if err != nil {
 				problems = append(problems, fmt.Sprintf("Task output parameter %s cannot be mapped: %v", m.Target().Name(), err))
@@ -330,7 +340,7 @@ func (r *run) taskOutput(p *PlanItem, h *cmmn.HumanTask, out map[string]any) (ma
 	}
 	for _, tp := range h.Outputs() {
 		if !mapped[tp] {
-			values[tp] = out[tp.Name()]
+			values[tp], sent[tp] = out[tp.Name()], raw[tp.Name()]
 		}
 		v := values[tp]
 		if v == nil {
@@ -344,11 +354,14 @@ func (r *run) taskOutput(p *PlanItem, h *cmmn.HumanTask, out map[string]any) (ma
 			if f.IsArray() {
 				s.array = f.Path()
 			}
-			v = conformSlot(s, v)
-			values[tp] = v
-			if msg := checkValue(s, v); msg != "" {
+			checked := sent[tp]
+			if checked == nil {
+				checked = v
+			}
+			if msg := checkValue(s, checked); msg != "" {
 				problems = append(problems, msg)
 			}
+			values[tp] = conformSlot(s, v)
 		}
 	}
 	return values, problems
