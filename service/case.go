@@ -159,6 +159,9 @@ func (s *Service) saveCase(ctx context.Context, idb bun.IDB, def *cmmn.Case, rec
 	if before != nil {
 		w.Before = &db.ReadState{State: before, Identifiers: identifiersOf(def, before), Timers: before.Timers()}
 	}
+	if newTimers(w) {
+		noteTimersSet(ctx)
+	}
 	return db.SaveCase(ctx, idb, w)
 }
 
