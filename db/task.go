@@ -30,12 +30,15 @@ type Task struct {
 	Input        string // JSON
 	Output       string // JSON
 	TaskModel    string
+	// Documentation is the plan item's documentation text.
+	Documentation string
 }
 
 func (r taskRow) task() Task {
 	return Task{ID: r.ID, CaseID: r.CaseID, Tenant: r.Tenant, CaseName: r.CaseName, TaskName: r.TaskName, TaskState: r.TaskState,
 		Role: r.Role, Assignee: r.Assignee, Owner: r.Owner, DueDate: r.DueDate, CreatedOn: r.CreatedOn, CreatedBy: r.CreatedBy,
-		ActivatedOn: r.ActivatedOn, LastModified: r.LastModified, ModifiedBy: r.ModifiedBy, Input: r.Input, Output: r.Output, TaskModel: r.TaskModel}
+		ActivatedOn: r.ActivatedOn, LastModified: r.LastModified, ModifiedBy: r.ModifiedBy, Input: r.Input, Output: r.Output, TaskModel: r.TaskModel,
+		Documentation: r.Documentation}
 }
 
 // callerMembership matches a team membership row m to the caller: its

@@ -180,19 +180,6 @@ func isXSDCalendar(s string) bool {
 	return false
 }
 
-// display renders a value for a message, shortened.
-func display(v any) string {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	s := string(data)
-	if len(s) > 60 {
-		s = s[:57] + "..."
-	}
-	return s
-}
-
 // conform shapes a value after its definition: a single value given for
 // an array child item becomes a list of one, so that the stored case file
 // always holds arrays where the model says so.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -71,6 +72,12 @@ func (r *run) activate(p *PlanItem) error {
 	if h.Performer() != nil {
 		t.Role = h.Performer().Name()
 	}
+	if pd := r.definition(p); pd != nil {
+		t.Documentation = pd.Documentation()
+		if t.Documentation == "" {
+			t.Documentation = h.Documentation()
+		}
+	}
 	p.Task = t
 	env := r.exprEnv(p, t.Input)
 	if tmpl := w.TaskModelTemplate(); tmpl != nil && tmpl.HasSubstitutions() {
@@ -89,9 +96,15 @@ func (r *run) activate(p *PlanItem) error {
 	}
 	assignee := ""
 	if x := w.Assignment(); x != nil {
-		if v, err := x.Eval(env.withContext(x)); err == nil {
+		// The reference engine takes the result's toString(); errors
+		// leave the task unassigned.
+		if v, err := x.Eval(env.withContext(x)); err == nil && v != nil {
 			if s, ok := v.(string); ok {
 				assignee = strings.TrimSpace(s)
+			} else if s, ok := canonical(v).(string); ok {
+				assignee = strings.TrimSpace(s)
+			} else if b, err := json.Marshal(canonical(v)); err == nil {
+				assignee = strings.TrimSpace(string(b))
 			}
 		}
 	}

@@ -175,6 +175,9 @@ type HumanTask struct {
 	TaskModel   string    `json:"taskModel,omitempty"`
 	ActivatedOn time.Time `json:"activatedOn"`
 	CreatedBy   string    `json:"createdBy"`
+	// Documentation is the plan item's documentation text (else its
+	// definition's), shown with the task as the reference engine does.
+	Documentation string `json:"documentation,omitempty"`
 }
 
 // MemberType tells a user member from a tenant-role member.

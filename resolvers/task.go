@@ -19,8 +19,9 @@ func taskFromCase(v service.CaseView, p *service.PlanItem) *model.Task {
 		Input: nonNil(t.Input), Output: nonNil(t.Output), TaskModel: parsedTaskModel(t.TaskModel),
 		Tenant: v.Record.Tenant, CaseName: v.Record.Name, CreatedOn: p.CreatedOn.UTC(), CreatedBy: t.CreatedBy,
 		LastModified: p.LastModified.UTC(), ModifiedBy: p.ModifiedBy,
-		MayPerform: v.MayPerform(p.ID)}
+		MayPerform: v.MayPerform(p.ID), ActivatedOn: t.ActivatedOn.UTC()}
 	out.Assignee, out.Owner, out.Role = optional(t.Assignee), optional(t.Owner), optional(t.Role)
+	out.TaskDuration, out.Documentation = optional(service.TaskDuration(t.ActivatedOn, t.DueDate)), optional(t.Documentation)
 	return out
 }
 
@@ -29,8 +30,9 @@ func taskFromRow(t service.Task) *model.Task {
 	out := &model.Task{ID: t.ID, CaseID: t.CaseID, Name: t.TaskName, State: t.TaskState, DueDate: t.DueDate,
 		Input: rawJSON(t.Input), Output: rawJSON(t.Output), TaskModel: parsedTaskModel(t.TaskModel),
 		Tenant: t.Tenant, CaseName: t.CaseName, CreatedOn: t.CreatedOn.UTC(), CreatedBy: t.CreatedBy,
-		LastModified: t.LastModified.UTC(), ModifiedBy: t.ModifiedBy}
+		LastModified: t.LastModified.UTC(), ModifiedBy: t.ModifiedBy, ActivatedOn: t.ActivatedOn.UTC()}
 	out.Assignee, out.Owner, out.Role = optional(t.Assignee), optional(t.Owner), optional(t.Role)
+	out.TaskDuration, out.Documentation = optional(service.TaskDuration(t.ActivatedOn, t.DueDate)), optional(t.Documentation)
 	return out
 }
 

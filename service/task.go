@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 
@@ -154,6 +155,37 @@ func (s *Service) CaseTasks(ctx context.Context, who auth.Identity, caseID strin
 		out[i] = CaseTask{Task: t, MayPerform: may(t.ID)}
 	}
 	return out, nil
+}
+
+// TaskDuration is the period between a task's activation and its due
+// date, written as Java's Duration.toString writes it (PT2M, PT48H,
+// PT1.5S), as the reference engine's task records carry it; "" without a
+// due date.
+func TaskDuration(activatedOn time.Time, due *time.Time) string {
+	if due == nil {
+		return ""
+	}
+	d := due.Sub(activatedOn)
+	if d == 0 {
+		return "PT0S"
+	}
+	sign := ""
+	if d < 0 {
+		sign, d = "-", -d
+	}
+	h, m := d/time.Hour, (d%time.Hour)/time.Minute
+	sec := d % time.Minute
+	out := "PT"
+	if h > 0 {
+		out += sign + strconv.FormatInt(int64(h), 10) + "H"
+	}
+	if m > 0 {
+		out += sign + strconv.FormatInt(int64(m), 10) + "M"
+	}
+	if sec > 0 {
+		out += sign + strings.TrimRight(strings.TrimRight(strconv.FormatFloat(sec.Seconds(), 'f', 9, 64), "0"), ".") + "S"
+	}
+	return out
 }
 
 // TaskCount is how many tasks a user has claimed and could claim.
