@@ -171,8 +171,10 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (Identity, error) {
 		}
 	}
 	v.setUnreachable("")
-	user, _ := claims[v.claim].(string)
-	if user == "" {
+	// Only a missing claim is refused: the reference engine accepts an
+	// empty user id here and refuses it later, per command.
+	user, ok := claims[v.claim].(string)
+	if !ok {
 		return Identity{}, tokenErrorf("Invalid token: claim '%s' is missing", v.claim)
 	}
 	return Identity{UserID: user}, nil

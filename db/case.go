@@ -112,24 +112,25 @@ type planItemRow struct {
 type taskRow struct {
 	bun.BaseModel `bun:"table:tasks"`
 
-	ID           string     `bun:"id,pk"`
-	CaseID       string     `bun:"case_id,pk"`
-	Tenant       string     `bun:"tenant"`
-	CaseName     string     `bun:"case_name"`
-	TaskName     string     `bun:"task_name"`
-	TaskState    string     `bun:"task_state"`
-	Role         string     `bun:"role"`
-	Assignee     string     `bun:"assignee"`
-	Owner        string     `bun:"owner"`
-	DueDate      *time.Time `bun:"due_date"`
-	CreatedOn    time.Time  `bun:"created_on"`
-	CreatedBy    string     `bun:"created_by"`
-	ActivatedOn  time.Time  `bun:"activated_on"`
-	LastModified time.Time  `bun:"last_modified"`
-	ModifiedBy   string     `bun:"modified_by"`
-	Input        string     `bun:"input"`
-	Output       string     `bun:"output"`
-	TaskModel    string     `bun:"task_model"`
+	ID            string     `bun:"id,pk"`
+	CaseID        string     `bun:"case_id,pk"`
+	Tenant        string     `bun:"tenant"`
+	CaseName      string     `bun:"case_name"`
+	TaskName      string     `bun:"task_name"`
+	TaskState     string     `bun:"task_state"`
+	Role          string     `bun:"role"`
+	Assignee      string     `bun:"assignee"`
+	Owner         string     `bun:"owner"`
+	DueDate       *time.Time `bun:"due_date"`
+	CreatedOn     time.Time  `bun:"created_on"`
+	CreatedBy     string     `bun:"created_by"`
+	ActivatedOn   time.Time  `bun:"activated_on"`
+	LastModified  time.Time  `bun:"last_modified"`
+	ModifiedBy    string     `bun:"modified_by"`
+	Input         string     `bun:"input"`
+	Output        string     `bun:"output"`
+	TaskModel     string     `bun:"task_model"`
+	Documentation string     `bun:"documentation"`
 }
 
 type caseFileRow struct {

@@ -61,7 +61,8 @@ func buildReadRows(rec CaseRecord, st ReadState) (readRows, error) {
 		r.tasks = append(r.tasks, taskRow{ID: p.ID, CaseID: rec.ID, Tenant: rec.Tenant, CaseName: rec.Name, TaskName: p.Name,
 			TaskState: string(t.State), Role: t.Role, Assignee: t.Assignee, Owner: t.Owner, DueDate: t.DueDate,
 			CreatedOn: p.CreatedOn, CreatedBy: t.CreatedBy, ActivatedOn: t.ActivatedOn, LastModified: p.LastModified,
-			ModifiedBy: p.ModifiedBy, Input: string(input), Output: string(output), TaskModel: t.TaskModel})
+			ModifiedBy: p.ModifiedBy, Input: string(input), Output: string(output), TaskModel: t.TaskModel,
+			Documentation: t.Documentation})
 	}
 	file, err := json.Marshal(nonNilMap(c.File))
 	if err != nil {
@@ -203,7 +204,7 @@ func nonKeyColumns(model any) []string {
 			"is_required", "is_repeating", "created_on", "last_modified", "modified_by"}
 	case *taskRow:
 		return []string{"tenant", "case_name", "task_name", "task_state", "role", "assignee", "owner", "due_date", "created_on",
-			"created_by", "activated_on", "last_modified", "modified_by", "input", "output", "task_model"}
+			"created_by", "activated_on", "last_modified", "modified_by", "input", "output", "task_model", "documentation"}
 	}
 	return nil
 }

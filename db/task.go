@@ -30,12 +30,15 @@ type Task struct {
 	Input        string // JSON
 	Output       string // JSON
 	TaskModel    string
+	// Documentation is the plan item's documentation text.
+	Documentation string
 }
 
 func (r taskRow) task() Task {
 	return Task{ID: r.ID, CaseID: r.CaseID, Tenant: r.Tenant, CaseName: r.CaseName, TaskName: r.TaskName, TaskState: r.TaskState,
 		Role: r.Role, Assignee: r.Assignee, Owner: r.Owner, DueDate: r.DueDate, CreatedOn: r.CreatedOn, CreatedBy: r.CreatedBy,
-		ActivatedOn: r.ActivatedOn, LastModified: r.LastModified, ModifiedBy: r.ModifiedBy, Input: r.Input, Output: r.Output, TaskModel: r.TaskModel}
+		ActivatedOn: r.ActivatedOn, LastModified: r.LastModified, ModifiedBy: r.ModifiedBy, Input: r.Input, Output: r.Output, TaskModel: r.TaskModel,
+		Documentation: r.Documentation}
 }
 
 // callerMembership matches a team membership row m to the caller: its
@@ -162,15 +165,18 @@ type TaskCount struct {
 	Claimed, Unclaimed int
 }
 
-// CountTasks counts the tasks assigned to userID that are not done
-// (claimed), and the Unassigned tasks whose role the user holds through a
-// membership of the case (unclaimed; ownership does not count).
+// CountTasks is the reference engine's task count of userID: claimed are
+// the tasks assigned to it that are not Completed or Terminated (the
+// reference checks no membership here); unclaimed are the unassigned tasks
+// not Completed or Terminated whose role equals one of the user's case-role
+// rows for the task's case, where every membership also counts as a row
+// with the empty role, so role-less tasks count for every member.
+// Ownership adds nothing.
 func CountTasks(ctx context.Context, idb bun.IDB, userID, tenant string) (TaskCount, error) {
 	var c TaskCount
 	q := idb.NewSelect().Model((*taskRow)(nil)).
 		Where("task_row.assignee = ?", userID).
-		Where("task_row.task_state NOT IN ('Completed', 'Terminated')").
-		Where(visibleCase("task_row.case_id", "task_row.tenant"), userID, userID)
+		Where("task_row.task_state NOT IN ('Completed', 'Terminated')")
 	if tenant != "" {
 		q = q.Where("task_row.tenant = ?", tenant)
 	}
@@ -180,10 +186,13 @@ func CountTasks(ctx context.Context, idb bun.IDB, userID, tenant string) (TaskCo
 	}
 	c.Claimed = int(n)
 	q = idb.NewSelect().Model((*taskRow)(nil)).
-		Where("task_row.task_state = 'Unassigned'").
+		Where("task_row.assignee = ''").
+		Where("task_row.task_state NOT IN ('Completed', 'Terminated')").
 		Where(`EXISTS (SELECT 1 FROM case_team_members AS m
-			JOIN case_team_roles AS cr ON cr.case_id = m.case_id AND cr.member_type = m.member_type AND cr.member_id = m.member_id
-			WHERE m.case_id = task_row.case_id AND cr.role = task_row.role AND `+callerMembership("task_row.tenant")+`)`, userID, userID)
+			WHERE m.case_id = task_row.case_id AND `+callerMembership("task_row.tenant")+`
+			AND (task_row.role = '' OR EXISTS (SELECT 1 FROM case_team_roles AS cr
+				WHERE cr.case_id = m.case_id AND cr.member_type = m.member_type AND cr.member_id = m.member_id AND cr.role = task_row.role)))`,
+			userID, userID)
 	if tenant != "" {
 		q = q.Where("task_row.tenant = ?", tenant)
 	}

@@ -54,6 +54,8 @@ type tenantUserRow struct {
 	Email   string `bun:"email"`
 	IsOwner bool   `bun:"is_owner"`
 	Enabled bool   `bun:"enabled"`
+	// AddedSeq orders the tenant's users by when they were added.
+	AddedSeq int64 `bun:"added_seq"`
 }
 
 type tenantUserRoleRow struct {
@@ -76,7 +78,7 @@ func CreateTenant(ctx context.Context, idb bun.IDB, t Tenant, users []TenantUser
 	if n, _ := res.RowsAffected(); n == 0 {
 		return ErrExists
 	}
-	return insertTenantUsers(ctx, idb, t.Name, users)
+	return insertTenantUsers(ctx, idb, t.Name, users, nil)
 }
 
 // GetTenant returns the tenant named name, enabled or not.
@@ -170,7 +172,12 @@ func GetTenantUser(ctx context.Context, idb bun.IDB, tenant, userID string) (Ten
 // UpsertTenantUser creates the account or replaces all its fields and roles.
 func UpsertTenantUser(ctx context.Context, idb bun.IDB, u TenantUser) error {
 	row := toUserRow(u)
-	_, err := idb.NewInsert().Model(&row).
+	seq, err := nextAddedSeq(ctx, idb, u.Tenant)
+	if err != nil {
+		return err
+	}
+	row.AddedSeq = seq
+	_, err = idb.NewInsert().Model(&row).
 		On("CONFLICT (tenant, user_id) DO UPDATE").
 		Set("name = EXCLUDED.name").
 		Set("email = EXCLUDED.email").
@@ -201,26 +208,47 @@ func DeleteTenantUser(ctx context.Context, idb bun.IDB, tenant, userID string) e
 	return nil
 }
 
-// ReplaceTenantUsers makes users the tenant's whole user list.
+// ReplaceTenantUsers makes users the tenant's whole user list. Users who
+// stay keep their place in the order of addition.
 func ReplaceTenantUsers(ctx context.Context, idb bun.IDB, tenant string, users []TenantUser) error {
+	var kept []tenantUserRow
+	if err := idb.NewSelect().Model(&kept).Column("user_id", "added_seq").Where("tenant = ?", tenant).Scan(ctx); err != nil {
+		return fmt.Errorf("db: select tenant users: %w", err)
+	}
+	seqs := map[string]int64{}
+	for _, r := range kept {
+		seqs[r.UserID] = r.AddedSeq
+	}
 	if _, err := idb.NewDelete().Model((*tenantUserRoleRow)(nil)).Where("tenant = ?", tenant).Exec(ctx); err != nil {
 		return fmt.Errorf("db: delete tenant roles: %w", err)
 	}
 	if _, err := idb.NewDelete().Model((*tenantUserRow)(nil)).Where("tenant = ?", tenant).Exec(ctx); err != nil {
 		return fmt.Errorf("db: delete tenant users: %w", err)
 	}
-	return insertTenantUsers(ctx, idb, tenant, users)
+	return insertTenantUsers(ctx, idb, tenant, users, seqs)
 }
 
-func insertTenantUsers(ctx context.Context, idb bun.IDB, tenant string, users []TenantUser) error {
+// insertTenantUsers adds users in their order; one named in seqs keeps
+// that place.
+func insertTenantUsers(ctx context.Context, idb bun.IDB, tenant string, users []TenantUser, seqs map[string]int64) error {
 	if len(users) == 0 {
 		return nil
+	}
+	next := int64(0)
+	for _, s := range seqs {
+		next = max(next, s)
 	}
 	rows := make([]tenantUserRow, len(users))
 	for i, u := range users {
 		u.Tenant = tenant
 		users[i] = u
 		rows[i] = toUserRow(u)
+		if s, ok := seqs[u.UserID]; ok {
+			rows[i].AddedSeq = s
+		} else {
+			next++
+			rows[i].AddedSeq = next
+		}
 	}
 	if _, err := idb.NewInsert().Model(&rows).Exec(ctx); err != nil {
 		return fmt.Errorf("db: insert tenant users: %w", err)
@@ -242,6 +270,30 @@ func insertRoles(ctx context.Context, idb bun.IDB, users []TenantUser) error {
 		return fmt.Errorf("db: insert tenant user roles: %w", err)
 	}
 	return nil
+}
+
+// nextAddedSeq is the place of a user added to tenant now.
+func nextAddedSeq(ctx context.Context, idb bun.IDB, tenant string) (int64, error) {
+	var seq int64
+	err := idb.NewSelect().Model((*tenantUserRow)(nil)).ColumnExpr("COALESCE(MAX(added_seq), 0) + 1").
+		Where("tenant = ?", tenant).Scan(ctx, &seq)
+	if err != nil {
+		return 0, fmt.Errorf("db: select tenant user order: %w", err)
+	}
+	return seq, nil
+}
+
+// TenantOwners returns the user ids of the tenant's enabled owners in the
+// order they were added to it, as the reference engine lists them.
+func TenantOwners(ctx context.Context, idb bun.IDB, tenant string) ([]string, error) {
+	owners := []string{}
+	err := idb.NewSelect().Model((*tenantUserRow)(nil)).Column("user_id").
+		Where("tenant = ? AND is_owner AND enabled", tenant).
+		Order("added_seq", "user_id").Scan(ctx, &owners)
+	if err != nil {
+		return nil, fmt.Errorf("db: select tenant owners: %w", err)
+	}
+	return owners, nil
 }
 
 func toUserRow(u TenantUser) tenantUserRow {

@@ -38,6 +38,20 @@ func ClaimDueTimer(ctx context.Context, tx bun.Tx, flavor Dialect, now time.Time
 	return DueTimer{CaseID: row.CaseID, PlanItemID: row.PlanItemID, DueAt: row.DueAt}, true, nil
 }
 
+// NextTimerDue returns when the earliest timer is due; ok is false when
+// there is none.
+func NextTimerDue(ctx context.Context, idb bun.IDB) (due time.Time, ok bool, err error) {
+	var row timerRow
+	err = idb.NewSelect().Model(&row).Column("due_at").Order("due_at").Limit(1).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return time.Time{}, false, nil
+	}
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("db: select next timer: %w", err)
+	}
+	return row.DueAt, true, nil
+}
+
 // DeleteTimer removes a timer that cannot fire.
 func DeleteTimer(ctx context.Context, idb bun.IDB, caseID, planItemID string) error {
 	_, err := idb.NewDelete().Model((*timerRow)(nil)).Where("case_id = ? AND plan_item_id = ?", caseID, planItemID).Exec(ctx)

@@ -25,24 +25,26 @@ func (r *run) changeCaseFile(cmd ChangeCaseFile) error {
 		return errorf(ErrInvalid, "The case file value is invalid: %v", err)
 	}
 	if cmd.Path == "" {
-		return r.changeWholeFile(cmd.Op, v)
+		return r.changeWholeFile(cmd.Op, v, cmd.Value)
 	}
 	s, err := r.resolve(cmd.Path, cmd.Op)
 	if err != nil {
 		return err
 	}
 	if cmd.Op != FileDelete {
-		v = conformSlot(s, v)
-		if err := validateSlot(s, v); err != nil {
+		// The value as sent is checked: its numbers still tell 5 from 5.0.
+		if err := validateSlot(s, cmd.Value); err != nil {
 			return err
 		}
+		v = conformSlot(s, v)
 	}
 	return r.fileOp(cmd.Op, s, v)
 }
 
 // changeWholeFile applies an operation to every top-level item named in
 // the value. Create is an upsert here (reference issue #262).
-func (r *run) changeWholeFile(op CaseFileOp, v any) error {
+// raw is v as sent, for the type checks.
+func (r *run) changeWholeFile(op CaseFileOp, v, raw any) error {
 	if op == FileDelete {
 		for _, f := range r.def.CaseFile() {
 			s := childSlot(r.c.File, "", f)
@@ -58,16 +60,17 @@ func (r *run) changeWholeFile(op CaseFileOp, v any) error {
 	if !ok {
 		return errorf(ErrInvalid, "The case file must be a JSON object with the case file items by name")
 	}
+	rawMap, _ := raw.(map[string]any)
 	keys := slices.Sorted(maps.Keys(m))
 	for _, k := range keys {
 		f := r.topItem(k)
 		if f == nil {
 			return invalidPath(k, k)
 		}
-		m[k] = conformSlot(childSlot(r.c.File, "", f), m[k])
-		if err := validateSlot(childSlot(r.c.File, "", f), m[k]); err != nil {
+		if err := validateSlot(childSlot(r.c.File, "", f), rawMap[k]); err != nil {
 			return err
 		}
+		m[k] = conformSlot(childSlot(r.c.File, "", f), m[k])
 	}
 	if op == FileCreate {
 		op = FileUpdate

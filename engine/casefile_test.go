@@ -1,9 +1,16 @@
 package engine
 
 import (
+	"encoding/json"
 	"slices"
 	"testing"
 )
+
+// wrongType is the reference engine's message for a property value of the
+// wrong type; found is "a CLASS" or "exception MSG".
+func wrongType(name, typ, found string) string {
+	return "Property '" + name + "' has wrong type, expecting http://www.omg.org/spec/CMMN/PropertyType/" + typ + ", found " + found
+}
 
 func TestCaseFile(t *testing.T) {
 	create := func(path string, v any) Command { return ChangeCaseFile{Op: FileCreate, Path: path, Value: v} }
@@ -145,8 +152,40 @@ func TestCaseFile(t *testing.T) {
 			name:    "index beyond the array",
 			before:  withEntries,
 			cmd:     update("Root/Entries[5]", obj("Amount", 5)),
-			wantErr: "The array 'Root/Entries' has only 2 items; cannot access 'Root/Entries[5]'",
+			wantErr: "The array Root/Entries has only 2 items; cannot access Root/Entries[5]",
 		},
+		// A create with an index always fails (addendum §4).
+		{name: "create one past the end", before: withEntries, cmd: create("Root/Entries[2]", obj("Code", "c")),
+			wantErr: "The array Root/Entries has only 2 items; cannot access Root/Entries[2] (Note: index starts at 0 instead of 1)"},
+		{name: "create beyond the end", before: withEntries, cmd: create("Root/Entries[3]", obj("Code", "c")),
+			wantErr: "The array Root/Entries has only 2 items; cannot access Root/Entries[3]"},
+		{name: "create on an existing element", before: withEntries, cmd: create("Root/Entries[1]", obj("Code", "c")),
+			wantErr: "CreateCaseFileItem[Root/Entries[1]] cannot be done because item is in state Available"},
+		{name: "create with an index into an empty array", before: []Command{root("Text", "t")}, cmd: create("Root/Entries[0]", obj("Code", "c")),
+			wantErr: "The array Root/Entries has only 0 items; cannot access Root/Entries[0] (Note: index starts at 0 instead of 1)"},
+		// What the reference engine accepts (addendum §1-§3).
+		{name: "a string property takes booleans and numbers", cmd: root("Text", false, "Child", obj("Name", 5)),
+			wantFile: `{"Root":{"Child":{"Name":5},"Text":false}}`, wantEvents: []string{"Root:create", "Root/Child:create"}},
+		{name: "an untyped single item takes a list, as one value", cmd: create("Notes", []any{1, 2}),
+			wantFile: `{"Notes":[1,2]}`, wantEvents: []string{"Notes:create"}},
+		{name: "an array item takes a list of primitives, one element each", before: []Command{root("Text", "t")}, cmd: create("Root/Entries", []any{1, 2}),
+			wantFile: `{"Root":{"Entries":[1,2],"Text":"t"}}`, wantEvents: []string{"Root/Entries[0]:create", "Root/Entries[1]:create"}},
+		{name: "a list for a single item is stored as it is", before: []Command{root("Text", "t")}, cmd: create("Root/Child", []any{obj("Name", 1), 2}),
+			wantFile: `{"Root":{"Child":[{"Name":1},2],"Text":"t"}}`, wantEvents: []string{"Root/Child:create"}},
+		{name: "a primitive for a structured item", cmd: create("Root", "text"),
+			wantFile: `{"Root":"text"}`, wantEvents: []string{"Root:create"}},
+		{name: "a single value for an array becomes a list of one", before: []Command{root("Text", "t")}, cmd: update("Root", obj("Entries", obj("Amount", 1))),
+			wantFile: `{"Root":{"Entries":[{"Amount":1}],"Text":"t"}}`, wantEvents: []string{"Root/Entries[0]:create"}},
+		{name: "only object elements of a list are checked", before: []Command{root("Text", "t")}, cmd: create("Root/Entries", []any{"x", obj("Amount", 2)}),
+			wantFile: `{"Root":{"Entries":["x",{"Amount":2}],"Text":"t"}}`, wantEvents: []string{"Root/Entries[0]:create", "Root/Entries[1]:create"}},
+		{name: "null fits every type", cmd: root("Flag", nil, "Count", nil, "Day", nil),
+			wantFile: `{"Root":{"Count":null,"Day":null,"Flag":null}}`, wantEvents: []string{"Root:create"}},
+		{name: "a double takes a number with a fraction", cmd: root("Ratio", json.Number("5.0"), "Count", json.Number("7")),
+			wantFile: `{"Root":{"Count":7,"Ratio":5}}`, wantEvents: []string{"Root:create"}},
+		{name: "a double takes an exponent", cmd: root("Ratio", json.Number("1e2")),
+			wantFile: `{"Root":{"Ratio":100}}`, wantEvents: []string{"Root:create"}},
+		{name: "a date property takes any XSD calendar form", cmd: root("Day", "2024-05-06T10:00:00Z", "Clock", "2024-05-06", "Moment", "10:30:00+01:00"),
+			wantFile: `{"Root":{"Clock":"2024-05-06","Day":"2024-05-06T10:00:00Z","Moment":"10:30:00+01:00"}}`, wantEvents: []string{"Root:create"}},
 		{
 			name:       "whole case file",
 			cmd:        update("", obj("Root", obj("Text", "t"), "Notes", "free text")),
@@ -169,30 +208,26 @@ func TestCaseFile(t *testing.T) {
 		{name: "empty part", cmd: create("//x", 1),
 			wantErr: "The path '//x' is invalid, since the part '' is not defined in the case file"},
 		{name: "index on a single item", cmd: create("Root/Child[0]", 1),
-			wantErr: "The path 'Root/Child[0]' is invalid, since the part 'Child[0]' is not defined in the case file"},
-		{name: "string for integer", cmd: root("Count", "3"),
-			wantErr: `Property 'Count' of case file item 'Root' has value "3", which is not an integer`},
-		{name: "fraction for integer", cmd: root("Count", 1.5),
-			wantErr: `Property 'Count' of case file item 'Root' has value 1.5, which is not an integer`},
+			wantErr: "The path 'Root/Child[0]' is invalid because the CaseFileItem is not of type array"},
+		{name: "string for integer", cmd: root("Count", "3"), wantErr: wrongType("Count", "integer", "a StringValue")},
+		{name: "fraction for integer", cmd: root("Count", 1.5), wantErr: wrongType("Count", "integer", "a DoubleValue")},
+		{name: "integer literal for double", cmd: root("Ratio", json.Number("5")), wantErr: wrongType("Ratio", "double", "a LongValue")},
+		{name: "quoted boolean", cmd: root("Flag", "true"), wantErr: wrongType("Flag", "boolean", "a StringValue")},
+		{name: "object for string", cmd: root("Text", obj("a", 1)), wantErr: wrongType("Text", "string", "a ValueMap")},
+		{name: "list for string", cmd: root("Text", []any{"a"}), wantErr: wrongType("Text", "string", "a ValueList")},
 		{name: "bad date", cmd: root("Day", "2024-13-01"),
-			wantErr: `Property 'Day' of case file item 'Root' has value "2024-13-01", which is not a date (yyyy-mm-dd)`},
+			wantErr: wrongType("Day", "date", `exception "2024-13-01" is not a valid date, time or dateTime`)},
 		{name: "bad time", cmd: root("Clock", "25:00"),
-			wantErr: `Property 'Clock' of case file item 'Root' has value "25:00", which is not a time (hh:mm:ss)`},
-		{name: "bad boolean", cmd: root("Flag", "yes"),
-			wantErr: `Property 'Flag' of case file item 'Root' has value "yes", which is not a boolean`},
-		{name: "bad number", cmd: root("Ratio", "x"),
-			wantErr: `Property 'Ratio' of case file item 'Root' has value "x", which is not a number`},
+			wantErr: wrongType("Clock", "time", `exception "25:00" is not a valid date, time or dateTime`)},
+		{name: "number for date", cmd: root("Day", 20240506), wantErr: wrongType("Day", "date", "a LongValue")},
+		{name: "bad number", cmd: root("Ratio", "x"), wantErr: wrongType("Ratio", "double", "a StringValue")},
 		{name: "bad duration", cmd: root("Wait", "2 days"),
-			wantErr: `Property 'Wait' of case file item 'Root' has value "2 days", which is not a duration (ISO-8601)`},
+			wantErr: wrongType("Wait", "duration", `exception "2 days" is not a valid duration`)},
 		{name: "bad date-time", cmd: root("Moment", "yesterday"),
-			wantErr: `Property 'Moment' of case file item 'Root' has value "yesterday", which is not a date-time (ISO-8601)`},
-		{name: "nested type error", cmd: root("Child", obj("Name", 5)),
-			wantErr: `Property 'Name' of case file item 'Root/Child' has value 5, which is not a string`},
+			wantErr: wrongType("Moment", "dateTime", `exception "yesterday" is not a valid date, time or dateTime`)},
+		{name: "nested type error", cmd: root("Child", obj("Name", obj())), wantErr: wrongType("Name", "string", "a ValueMap")},
 		{name: "type error in an array element", before: []Command{root("Text", "t")},
-			cmd:     create("Root/Entries", []any{obj("Amount", 1), obj("Amount", "x")}),
-			wantErr: `Property 'Amount' of case file item 'Root/Entries[1]' has value "x", which is not an integer`},
-		{name: "a structured item needs an object", cmd: create("Root", "text"),
-			wantErr: `The value of case file item 'Root' must be a JSON object, not "text"`},
+			cmd: create("Root/Entries", []any{obj("Amount", 1), obj("Amount", "x")}), wantErr: wrongType("Amount", "integer", "a StringValue")},
 		{name: "unknown operation", cmd: ChangeCaseFile{Op: "merge", Path: "Root"},
 			wantErr: "'merge' is not a case file operation; use create, update, replace or delete"},
 	}
@@ -266,9 +301,10 @@ func TestTaskOutput(t *testing.T) {
 	}{
 		{"required output missing", nil,
 			"Output for task Edit is invalid: [Task output parameter Root does not have a value, but that is required in order to complete the task]"},
-		{"every problem at once", obj("root", obj("Count", "x"), "child", obj("Name", 1)),
-			`Output for task Edit is invalid: [Property 'Count' of case file item 'Root' has value "x", which is not an integer, ` +
-				`Property 'Name' of case file item 'Root/Child' has value 1, which is not a string]`},
+		{"every problem at once", obj("root", obj("Count", "x"), "child", obj("Name", obj())),
+			`Output for task Edit is invalid: [` + wrongType("Count", "integer", "a StringValue") + `, ` + wrongType("Name", "string", "a ValueMap") + `]`},
+		{"an integer literal for a double", obj("root", obj("Ratio", json.Number("2"))),
+			`Output for task Edit is invalid: [` + wrongType("Ratio", "double", "a LongValue") + `]`},
 	}
 	for _, tt := range tests {
 		err := x.fail(CompleteHumanTask{PlanItemID: edit.ID, Output: tt.output}, carol)

@@ -34,18 +34,28 @@ func (e *exprEnv) withContext(x *cmmn.Expression) *exprEnv {
 		return e
 	}
 	f := x.Context()
-	if _, own := e.vars[f.Name()]; own || f.Parent() == nil {
-		return e // a top-level item is known by its name already
+	if _, own := e.vars[f.Name()]; own {
+		return e
+	}
+	if f.Parent() == nil {
+		// A top-level item is known by its name already.
+		vars := make(map[string]any, len(e.vars)+1)
+		for k, val := range e.vars {
+			vars[k] = val
+		}
+		vars["caseFileItem"] = e.r.fileItem(f)
+		return &exprEnv{r: e.r, item: e.item, vars: vars}
 	}
 	var v any
 	if s, ok, err := e.r.bindingSlot(f, false); err == nil && ok {
 		v = s.get()
 	}
-	vars := make(map[string]any, len(e.vars)+1)
+	vars := make(map[string]any, len(e.vars)+2)
 	for k, val := range e.vars {
 		vars[k] = val
 	}
 	vars[f.Name()] = v
+	vars["caseFileItem"] = e.r.fileItem(f)
 	return &exprEnv{r: e.r, item: e.item, vars: vars}
 }
 
@@ -188,6 +198,13 @@ func (o itemObject) Field(name string) (any, bool) {
 			return p.Task.Output, true
 		}
 		return map[string]any{}, true
+	case "stage", "parent":
+		// The stage the item runs in, as the reference engine's context
+		// offers it (task.stage.index inside a repeating stage).
+		if parent := o.r.parent(p); parent != nil {
+			return itemObject{o.r, parent}, true
+		}
+		return itemObject{o.r, o.r.casePlan()}, true
 	}
 	if child := o.r.named(name, p); child != nil {
 		return itemObject{o.r, child}, true
@@ -299,4 +316,92 @@ func (o roleObject) Field(name string) (any, bool) {
 		return nil, true
 	}
 	return nil, false
+}
+
+// fileItemObject is "caseFileItem", the item an expression's contextRef
+// names, as the reference engine offers it: for an array its current
+// element (index, value, current), the whole array (container), its
+// parent, and get(i) for any element.
+type fileItemObject struct {
+	r     *run
+	def   *cmmn.CaseFileItem
+	slot  slot
+	index int // of the element for an array, -1 otherwise
+}
+
+// fileItem returns the object for item f, read through the current
+// element of the arrays on the way; nil when a parent is missing.
+func (r *run) fileItem(f *cmmn.CaseFileItem) any {
+	s, ok, err := r.bindingSlot(f, false)
+	if err != nil || !ok {
+		return nil
+	}
+	o := fileItemObject{r: r, def: f, slot: s, index: -1}
+	if f.IsArray() {
+		o.index = r.current(s.array, s.list())
+	}
+	return o
+}
+
+func (o fileItemObject) value() any {
+	if o.index >= 0 {
+		return o.slot.element(o.index).get()
+	}
+	if o.def.IsArray() {
+		return nil // an empty array has no current element
+	}
+	return o.slot.get()
+}
+
+// Field returns a property of the item, or of its current value.
+func (o fileItemObject) Field(name string) (any, bool) {
+	switch name {
+	case "index":
+		return int64(o.index), true
+	case "value":
+		return o.value(), true
+	case "current":
+		return o, true
+	case "name":
+		return o.def.Name(), true
+	case "container":
+		if o.def.IsArray() {
+			return o.slot.list(), true
+		}
+		return o.slot.get(), true
+	case "parent":
+		if p := o.def.Parent(); p != nil {
+			return o.r.fileItem(p), true
+		}
+		return nil, true
+	}
+	if m, ok := o.value().(map[string]any); ok {
+		v, found := m[name]
+		return v, found
+	}
+	return nil, false
+}
+
+// CallMethod answers get(i), getCurrent(), getValue() and getIndex().
+func (o fileItemObject) CallMethod(name string, args []any) (any, bool, error) {
+	switch name {
+	case "get":
+		if len(args) != 1 {
+			return nil, false, nil
+		}
+		i, ok := args[0].(int64)
+		if !ok || !o.def.IsArray() || i < 0 || int(i) >= len(o.slot.list()) {
+			return nil, true, nil
+		}
+		e := o
+		e.index = int(i)
+		return e, true, nil
+	case "getCurrent":
+		return o, true, nil
+	case "getValue":
+		return o.value(), true, nil
+	case "getIndex":
+		return int64(o.index), true, nil
+	}
+	return nil, false, nil
 }

@@ -60,6 +60,27 @@ type PlanItemTransitioned struct {
 	ModifiedBy     string     `json:"modifiedBy"`
 }
 
+// RepetitionRuleEvaluated records whether a new plan item repeats; it
+// follows the item's Create transition, as in the reference engine, whose
+// plan-item history shows it.
+type RepetitionRuleEvaluated struct {
+	CaseInstanceID string `json:"caseInstanceId"`
+	PlanItemID     string `json:"planItemId"`
+	Name           string `json:"name"`
+	Type           string `json:"type"`
+	Repeating      bool   `json:"isRepeating"`
+}
+
+// RequiredRuleEvaluated records whether a new plan item is required; it
+// follows RepetitionRuleEvaluated.
+type RequiredRuleEvaluated struct {
+	CaseInstanceID string `json:"caseInstanceId"`
+	PlanItemID     string `json:"planItemId"`
+	Name           string `json:"name"`
+	Type           string `json:"type"`
+	Required       bool   `json:"isRequired"`
+}
+
 // CaseFileItemTransitioned records a change of a case file item instance.
 // Transition is create, update, replace or delete; Value is the item's
 // value afterwards (null after delete).
@@ -200,6 +221,8 @@ var eventTypes = map[string]func() any{
 	"CaseDefinitionApplied":    func() any { return new(CaseDefinitionApplied) },
 	"PlanItemCreated":          func() any { return new(PlanItemCreated) },
 	"PlanItemTransitioned":     func() any { return new(PlanItemTransitioned) },
+	"RepetitionRuleEvaluated":  func() any { return new(RepetitionRuleEvaluated) },
+	"RequiredRuleEvaluated":    func() any { return new(RequiredRuleEvaluated) },
 	"CaseFileItemTransitioned": func() any { return new(CaseFileItemTransitioned) },
 	"HumanTaskActivated":       func() any { return new(HumanTaskActivated) },
 	"HumanTaskDueDateFilled":   func() any { return new(HumanTaskDueDateFilled) },
@@ -253,6 +276,10 @@ func derefPayload(p any) any {
 		return *x
 	case *PlanItemTransitioned:
 		return *x
+	case *RepetitionRuleEvaluated:
+		return *x
+	case *RequiredRuleEvaluated:
+		return *x
 	case *CaseFileItemTransitioned:
 		return *x
 	case *HumanTaskActivated:
@@ -298,6 +325,10 @@ func eventName(p any) string {
 		return "PlanItemCreated"
 	case PlanItemTransitioned:
 		return "PlanItemTransitioned"
+	case RepetitionRuleEvaluated:
+		return "RepetitionRuleEvaluated"
+	case RequiredRuleEvaluated:
+		return "RequiredRuleEvaluated"
 	case CaseFileItemTransitioned:
 		return "CaseFileItemTransitioned"
 	case HumanTaskActivated:

@@ -4,16 +4,23 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/casegraph/casegraph/engine/cmmn"
 	"github.com/casegraph/casegraph/engine/expr"
 )
 
-// validateSlot checks a value about to go into s against the item's
-// definition: typed properties, nested child items. JSON fields that are
-// neither are accepted as content (reference 1.1.14).
+// Case file values are checked the reference engine's way (JSONType.validate,
+// addendum §1-§3): only objects are looked into. In an object, a field that
+// is a declared property is type-checked, a field naming a child item is
+// checked against that child, any other field is accepted. In a list on an
+// array item only the object elements are checked; anything else (a
+// primitive, a list on a single item) is accepted as it is.
+
+// validateSlot checks a value about to go into s.
 func validateSlot(s slot, v any) error {
 	if msg := checkValue(s, v); msg != "" {
 		return errorf(ErrInvalid, "%s", msg)
@@ -21,141 +28,156 @@ func validateSlot(s slot, v any) error {
 	return nil
 }
 
-// checkValue returns the first problem with v in s, or "".
+// checkValue returns the first problem with v in s, or "". v may still
+// hold json.Number values as the caller sent them: only they tell 5.0
+// (a double) from 5 (an integer).
 func checkValue(s slot, v any) string {
-	if list, ok := v.([]any); ok && s.isWholeArray() {
-		for i, e := range list {
-			if msg := checkItem(s.def, fmt.Sprintf("%s[%d]", s.array, i), e, 0); msg != "" {
-				return msg
+	return checkItem(s.def, v, 0)
+}
+
+func checkItem(f *cmmn.CaseFileItem, v any, depth int) string {
+	if depth > maxValueDepth {
+		return ""
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		return checkObject(f, x, depth)
+	case []any:
+		if !f.IsArray() {
+			return ""
+		}
+		for _, e := range x {
+			if m, ok := e.(map[string]any); ok {
+				if msg := checkObject(f, m, depth+1); msg != "" {
+					return msg
+				}
 			}
 		}
-		return ""
 	}
-	return checkItem(s.def, s.path, v, 0)
+	return ""
 }
 
-// structured reports whether an item's values must be JSON objects.
-func structured(f *cmmn.CaseFileItem) bool {
-	return len(f.Children()) > 0 || (f.Definition() != nil && len(f.Definition().Properties()) > 0)
-}
-
-func checkItem(f *cmmn.CaseFileItem, path string, v any, depth int) string {
-	if v == nil || depth > maxValueDepth {
-		return ""
-	}
-	if _, isList := v.([]any); isList && f.Definition() != nil {
-		// Only items of multiplicity ZeroOrMore or OneOrMore hold a list;
-		// an element of one is a single value too. An item without a
-		// definition holds any JSON value, a list included.
-		if f.IsArray() {
-			return fmt.Sprintf("An element of case file item '%s' cannot be a list", path)
-		}
-		return fmt.Sprintf("The case file item '%s' has multiplicity %s, so it holds one value and cannot be given a list", path, f.Multiplicity())
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		if structured(f) {
-			return fmt.Sprintf("The value of case file item '%s' must be a JSON object, not %s", path, display(v))
-		}
-		return ""
-	}
+func checkObject(f *cmmn.CaseFileItem, m map[string]any, depth int) string {
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		x := m[k]
-		if child := f.Child(k); child != nil {
-			if list, isList := x.([]any); isList && child.IsArray() {
-				for i, e := range list {
-					if msg := checkItem(child, fmt.Sprintf("%s/%s[%d]", path, k, i), e, depth+1); msg != "" {
-						return msg
-					}
+		if d := f.Definition(); d != nil {
+			if p := d.Property(k); p != nil {
+				if msg := checkProperty(p, m[k]); msg != "" {
+					return msg
 				}
 				continue
 			}
-			if msg := checkItem(child, path+"/"+k, x, depth+1); msg != "" {
+		}
+		if child := f.Child(k); child != nil {
+			if msg := checkItem(child, m[k], depth+1); msg != "" {
 				return msg
-			}
-			continue
-		}
-		if f.Definition() == nil {
-			continue
-		}
-		if p := f.Definition().Property(k); p != nil {
-			if want := checkProperty(p.Type(), x); want != "" {
-				return fmt.Sprintf("Property '%s' of case file item '%s' has value %s, which is not %s", k, path, display(x), want)
 			}
 		}
 	}
 	return ""
 }
 
-// checkProperty returns what a value of type t must be when v is not one,
-// or "" when v fits. Null fits every type.
-func checkProperty(t cmmn.PropertyType, v any) string {
+// valueClass names a JSON value as the reference engine's parser types it:
+// an integer literal is a LongValue, a number with a fraction or exponent
+// a DoubleValue.
+func valueClass(v any) string {
+	switch x := v.(type) {
+	case string:
+		return "StringValue"
+	case bool:
+		return "BooleanValue"
+	case json.Number:
+		if strings.ContainsAny(string(x), ".eE") {
+			return "DoubleValue"
+		}
+		return "LongValue"
+	case int, int32, int64:
+		return "LongValue"
+	case float64:
+		// A value that lost its text (an expression's result) reads as
+		// the literal encoding/json would write for it.
+		if x == math.Trunc(x) && math.Abs(x) < 1e21 {
+			return "LongValue"
+		}
+		return "DoubleValue"
+	case map[string]any:
+		return "ValueMap"
+	case []any:
+		return "ValueList"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// checkProperty returns the reference engine's message when v does not fit
+// property p (addendum §2), "" when it does. Null fits every type.
+func checkProperty(p *cmmn.Property, v any) string {
 	if v == nil {
 		return ""
 	}
+	class := valueClass(v)
 	s, isString := v.(string)
-	switch t {
-	case cmmn.PropertyString, cmmn.PropertyQName, cmmn.PropertyAnyURI:
+	wrong := func() string {
+		return fmt.Sprintf("Property '%s' has wrong type, expecting %s, found a %s", p.Name(), cmmn.PropertyTypeURI(p.Type()), class)
+	}
+	parsed := func(ok bool, what string) string {
 		if !isString {
-			return "a string"
+			return wrong()
+		}
+		if !ok {
+			return fmt.Sprintf("Property '%s' has wrong type, expecting %s, found exception %q is not a valid %s",
+				p.Name(), cmmn.PropertyTypeURI(p.Type()), s, what)
+		}
+		return ""
+	}
+	switch p.Type() {
+	case cmmn.PropertyUnspecified:
+		return ""
+	case cmmn.PropertyString:
+		if class == "ValueMap" || class == "ValueList" {
+			return wrong()
+		}
+	case cmmn.PropertyQName, cmmn.PropertyAnyURI:
+		if !isString {
+			return wrong()
 		}
 	case cmmn.PropertyBoolean:
-		if _, ok := v.(bool); !ok {
-			return "a boolean"
+		if class != "BooleanValue" {
+			return wrong()
 		}
 	case cmmn.PropertyInteger:
-		if _, ok := v.(int64); !ok {
-			return "an integer"
+		if class != "LongValue" {
+			return wrong()
 		}
 	case cmmn.PropertyFloat, cmmn.PropertyDouble, cmmn.PropertyDecimal:
-		switch v.(type) {
-		case int64, float64:
-		default:
-			return "a number"
+		if class != "DoubleValue" {
+			return wrong()
 		}
-	case cmmn.PropertyDate:
-		if !isString || !parses(s, time.DateOnly) {
-			return "a date (yyyy-mm-dd)"
-		}
-	case cmmn.PropertyTime:
-		if !isString || !parses(s, "15:04:05Z07:00", "15:04:05", "15:04") {
-			return "a time (hh:mm:ss)"
-		}
-	case cmmn.PropertyDateTime:
-		if !isString || !parses(s, time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02T15:04") {
-			return "a date-time (ISO-8601)"
-		}
+	case cmmn.PropertyDate, cmmn.PropertyTime, cmmn.PropertyDateTime:
+		return parsed(isXSDCalendar(s), "date, time or dateTime")
 	case cmmn.PropertyDuration:
-		if !isString {
-			return "a duration (ISO-8601)"
-		}
-		if _, err := expr.ParseDuration(s); err != nil {
-			return "a duration (ISO-8601)"
-		}
+		_, err := expr.ParseDuration(s)
+		return parsed(err == nil, "duration")
 	}
 	return ""
 }
 
-func parses(s string, layouts ...string) bool {
-	for _, l := range layouts {
-		if _, err := time.Parse(l, s); err == nil {
-			return true
+// xsdCalendarLayouts are the lexical forms of XMLGregorianCalendar: every
+// date, time and dateTime form (and the g* forms), each with an optional
+// time zone. The reference engine accepts any of them for any of the
+// three types.
+var xsdCalendarLayouts = []string{
+	"2006-01-02T15:04:05.999999999", "2006-01-02T15:04:05", "2006-01-02", "15:04:05.999999999", "15:04:05",
+	"2006-01", "2006", "--01-02", "--01", "---02",
+}
+
+func isXSDCalendar(s string) bool {
+	for _, l := range xsdCalendarLayouts {
+		for _, tz := range []string{"", "Z07:00"} {
+			if _, err := time.Parse(l+tz, s); err == nil {
+				return true
+			}
 		}
 	}
 	return false
-}
-
-// display renders a value for a message, shortened.
-func display(v any) string {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	s := string(data)
-	if len(s) > 60 {
-		s = s[:57] + "..."
-	}
-	return s
 }
 
 // conform shapes a value after its definition: a single value given for

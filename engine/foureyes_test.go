@@ -1,7 +1,8 @@
 package engine
 
 import (
-	"slices"
+	"encoding/json"
+	"errors"
 	"testing"
 )
 
@@ -50,17 +51,35 @@ func TestFourEyes(t *testing.T) {
 			{as: bob, cmd: "claim", task: "Task2"},
 		}},
 		{"rendez-vous, the other way", []taskStep{
-			{as: bob, cmd: "save", task: "Task2"},
+			{as: bob, cmd: "claim", task: "Task2"},
 			{as: carol, cmd: "complete", task: "Task1", err: ErrNotAllowed, msg: notWorked("CompleteHumanTask", "Task2", "Task1")},
 			{as: carol, cmd: "finish", task: "Task1", err: ErrNotAllowed, msg: notWorked("CompleteHumanTask", "Task2", "Task1")},
 			{as: bob, cmd: "complete", task: "Task1"},
 		}},
-		{"rendez-vous binds nobody before someone worked on the partner", []taskStep{
+		{"rendez-vous binds nobody while nobody holds the partner", []taskStep{
 			{as: carol, cmd: "claim", task: "Task2"},
 			{as: carol, cmd: "revoke", task: "Task2"},
+			{as: bob, cmd: "claim", task: "Task1"},
+			{as: bob, cmd: "revoke", task: "Task1"},
 			{as: bob, cmd: "claim", task: "Task2"},
-			{as: carol, cmd: "claim", task: "Task1"},
+			{as: carol, cmd: "claim", task: "Task1", err: ErrNotAllowed, msg: notWorked("ClaimTask", "Task2", "Task1")},
 			{as: wAlice, cmd: "claim", task: "Task1", err: ErrNotAllowed, msg: notWorked("ClaimTask", "Task2", "Task1")},
+		}},
+		{"a revoke releases the four-eyes hold, rendez-vous partners hold together", []taskStep{
+			// The walk of the reference engine's clients (issue 13, point 3).
+			{as: bob, cmd: "claim", task: "Task1"},
+			{as: bob, cmd: "claim", task: "Task3", err: ErrNotAllowed, msg: worked("ClaimTask", "Task1", "Task3")},
+			{as: bob, cmd: "claim", task: "Task2"},
+			{as: bob, cmd: "revoke", task: "Task1"},
+			{as: bob, cmd: "claim", task: "Task3", err: ErrNotAllowed, msg: worked("ClaimTask", "Task2", "Task3")},
+			{as: bob, cmd: "revoke", task: "Task2"},
+			{as: bob, cmd: "claim", task: "Task3"},
+		}},
+		{"a delegate holds the task, its owner does not", []taskStep{
+			{as: bob, cmd: "claim", task: "Task1"},
+			{as: bob, cmd: "delegate", task: "Task1", to: "carol"},
+			{as: bob, cmd: "claim", task: "Task3"},
+			{as: carol, cmd: "claim", task: "Task3", err: ErrNotAllowed, msg: worked("ClaimTask", "Task1", "Task3")},
 		}},
 		{"assign checks the assignee", []taskStep{
 			{as: wAlice, cmd: "assign", task: "Task1", to: "bob"},
@@ -76,7 +95,7 @@ func TestFourEyes(t *testing.T) {
 			{as: carol, cmd: "delegate", task: "Task3", to: "alice"},
 		}},
 		{"save and validate check the actor", []taskStep{
-			{as: bob, cmd: "save", task: "Task3"},
+			{as: bob, cmd: "claim", task: "Task3"},
 			{as: bob, cmd: "save", task: "Task1", err: ErrNotAllowed, msg: worked("SaveHumanTaskOutput", "Task3", "Task1")},
 			{as: bob, cmd: "validate", task: "Task1", err: ErrNotAllowed, msg: worked("ValidateTaskOutput", "Task3", "Task1")},
 			{as: carol, cmd: "validate", task: "Task1"},
@@ -106,26 +125,39 @@ func TestFourEyes(t *testing.T) {
 	}
 }
 
-// TestWorkedBy checks who counts as having worked on a task: claimer,
-// assignee, delegate, saver and completer, once each; a user assigned by
-// the task's assignment expression too.
-func TestWorkedBy(t *testing.T) {
+// TestMayPerform: the mayPerform predicate answers what a claim would,
+// four-eyes and rendez-vous included, for every task of the case.
+func TestMayPerform(t *testing.T) {
+	bob, carol := Actor{UserID: "bob"}, Actor{UserID: "carol"}
 	x := startTeam(t, "foureyes", fourEyesTeam())
-	for _, s := range []taskStep{
-		{as: Actor{UserID: "bob"}, cmd: "claim", task: "Task1"},
-		{as: wAlice, cmd: "assign", task: "Task1", to: "carol"},
-		{as: Actor{UserID: "carol"}, cmd: "delegate", task: "Task1", to: "bob"},
-		{as: Actor{UserID: "bob"}, cmd: "save", task: "Task1"},
-		{as: wAlice, cmd: "complete", task: "Task1"},
-	} {
+	for _, s := range []taskStep{{as: bob, cmd: "claim", task: "Task1"}, {as: bob, cmd: "claim", task: "Task2"}} {
 		x.step(s)
 	}
-	if got, want := x.item("Task1").Task.WorkedBy, []string{"bob", "carol", "alice"}; !slices.Equal(got, want) {
-		t.Errorf("worked by %v, want %v", got, want)
+	for _, tt := range []struct {
+		as   Actor
+		task string
+		want bool
+	}{
+		{bob, "Task1", true}, {bob, "Task3", false}, {carol, "Task3", true}, {carol, "Task2", false},
+		{Actor{UserID: "zed"}, "Task1", false}, {wAlice, "Task3", true},
+	} {
+		id := x.item(tt.task).ID
+		if got := MayPerform(x.def, x.c, tt.as)(id); got != tt.want {
+			t.Errorf("%s may perform %s = %v, want %v", tt.as.UserID, tt.task, got, tt.want)
+		}
+		var c Case
+		b, _ := json.Marshal(x.c)
+		if err := json.Unmarshal(b, &c); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Execute(x.def, &c, ClaimTask{TaskID: id}, tt.as, Env{Now: x.now, NewID: func() string { return "n" }})
+		var ee *Error
+		if claimable := err == nil || (errors.As(err, &ee) && ee.Kind == ErrNoEffect); claimable != tt.want {
+			t.Errorf("%s claims %s: %v, but mayPerform is %v", tt.as.UserID, tt.task, err, tt.want)
+		}
 	}
-	g := start(t, "greeting", greeting)
-	if got := g.item("Answer greeting").Task.WorkedBy; !slices.Equal(got, []string{"bob"}) {
-		t.Errorf("a task assigned by expression is worked on by %v, want [bob]", got)
+	if MayPerform(x.def, x.c, bob)("nope") {
+		t.Error("bob may perform a task that does not exist")
 	}
 }
 
@@ -152,7 +184,7 @@ func TestValidateTaskOutput(t *testing.T) {
 			x := startTeam(t, "workflow", workflowTeam())
 			before := x.c.Sequence
 			x.step(taskStep{as: tt.as, cmd: "validate", task: "Decide", output: tt.output, err: tt.err, msg: tt.msg})
-			if task := x.item("Decide").Task; x.c.Sequence != before || len(task.WorkedBy) > 0 || task.Assignee != "" {
+			if task := x.item("Decide").Task; x.c.Sequence != before || task.Assignee != "" {
 				t.Errorf("validation changed the case: %+v", task)
 			}
 		})

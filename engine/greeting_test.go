@@ -39,7 +39,8 @@ func TestGreeting(t *testing.T) {
 		t.Errorf("bob's membership = %+v", m)
 	}
 	wantTypes := []string{"CaseDefinitionApplied", "CaseFileItemTransitioned", "PlanItemCreated", "PlanItemTransitioned",
-		"PlanItemCreated", "PlanItemTransitioned", "PlanItemCreated", "PlanItemTransitioned", "PlanItemTransitioned",
+		"PlanItemCreated", "PlanItemTransitioned", "RepetitionRuleEvaluated", "RequiredRuleEvaluated",
+		"PlanItemCreated", "PlanItemTransitioned", "RepetitionRuleEvaluated", "RequiredRuleEvaluated", "PlanItemTransitioned",
 		"HumanTaskActivated", "HumanTaskDueDateFilled", "HumanTaskAssigned", "CaseTeamMemberSet", "CaseModified"}
 	if got := eventTypesOf(x.events); !slices.Equal(got, wantTypes) {
 		t.Errorf("start events:\n got %v\nwant %v", got, wantTypes)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -71,6 +72,12 @@ func (r *run) activate(p *PlanItem) error {
 	if h.Performer() != nil {
 		t.Role = h.Performer().Name()
 	}
+	if pd := r.definition(p); pd != nil {
+		t.Documentation = pd.Documentation()
+		if t.Documentation == "" {
+			t.Documentation = h.Documentation()
+		}
+	}
 	p.Task = t
 	env := r.exprEnv(p, t.Input)
 	if tmpl := w.TaskModelTemplate(); tmpl != nil && tmpl.HasSubstitutions() {
@@ -89,9 +96,15 @@ func (r *run) activate(p *PlanItem) error {
 	}
 	assignee := ""
 	if x := w.Assignment(); x != nil {
-		if v, err := x.Eval(env.withContext(x)); err == nil {
+		// The reference engine takes the result's toString(); errors
+		// leave the task unassigned.
+		if v, err := x.Eval(env.withContext(x)); err == nil && v != nil {
 			if s, ok := v.(string); ok {
 				assignee = strings.TrimSpace(s)
+			} else if s, ok := canonical(v).(string); ok {
+				assignee = strings.TrimSpace(s)
+			} else if b, err := json.Marshal(canonical(v)); err == nil {
+				assignee = strings.TrimSpace(string(b))
 			}
 		}
 	}
@@ -104,7 +117,6 @@ func (r *run) activate(p *PlanItem) error {
 	if assignee != "" {
 		t.Assignee, t.Owner, t.State = assignee, assignee, Assigned
 		r.emit(HumanTaskAssigned{TaskID: p.ID, Assignee: assignee, Owner: assignee, State: t.State})
-		r.workedOn(p, assignee)
 		r.addToTeam(assignee, t.Role, "IDP")
 	}
 	return nil
@@ -274,7 +286,6 @@ func (r *run) completeTask(p *PlanItem, output map[string]any) error {
 		// issue #207): whoever completes it claims it first.
 		r.claim(p, r.actor.UserID)
 	}
-	r.workedOn(p, r.actor.UserID)
 	p.Task.Output = out
 	for _, tp := range h.Outputs() {
 		if v := values[tp]; v != nil && tp.Binding() != nil {
@@ -300,7 +311,11 @@ func (r *run) checkOutput(p *PlanItem, h *cmmn.HumanTask, output map[string]any)
 	if out == nil {
 		out = map[string]any{}
 	}
-	values, problems := r.taskOutput(p, h, out)
+	raw := output
+	if raw == nil {
+		raw = map[string]any{}
+	}
+	values, problems := r.taskOutput(p, h, out, raw)
 	if len(problems) > 0 {
 		return nil, nil, errorf(ErrInvalid, "Output for task %s is invalid: [%s]", p.Name, strings.Join(problems, ", "))
 	}
@@ -310,8 +325,12 @@ func (r *run) checkOutput(p *PlanItem, h *cmmn.HumanTask, output map[string]any)
 // taskOutput maps the workflow output onto the task's output parameters
 // and checks them: required ones present, values fitting the bound case
 // file item. It returns every problem found.
-func (r *run) taskOutput(p *PlanItem, h *cmmn.HumanTask, out map[string]any) (map[*cmmn.Parameter]any, []string) {
+//
+// raw is the output as sent: values that reach a parameter unchanged are
+// type-checked in that form, where numbers still tell 5 from 5.0.
+func (r *run) taskOutput(p *PlanItem, h *cmmn.HumanTask, out, raw map[string]any) (map[*cmmn.Parameter]any, []string) {
 	values := map[*cmmn.Parameter]any{}
+	sent := map[*cmmn.Parameter]any{}
 	mapped := map[*cmmn.Parameter]bool{}
 	var problems []string
 	for _, m := range h.OutputMappings() {
@@ -320,7 +339,9 @@ func (r *run) taskOutput(p *PlanItem, h *cmmn.HumanTask, out map[string]any) (ma
 		}
 		mapped[m.Target()] = true
 		v := out[m.Source().Name()]
+		sent[m.Target()] = raw[m.Source().Name()]
 		if x := m.Transformation(); x != nil {
+			sent[m.Target()] = nil
 			res, err := x.Eval(r.exprEnv(p, map[string]any{m.Source().Name(): v}))
 			if err != nil {
 				problems = append(problems, fmt.Sprintf("Task output parameter %s cannot be mapped: %v", m.Target().Name(), err))
@@ -332,7 +353,7 @@ func (r *run) taskOutput(p *PlanItem, h *cmmn.HumanTask, out map[string]any) (ma
 	}
 	for _, tp := range h.Outputs() {
 		if !mapped[tp] {
-			values[tp] = out[tp.Name()]
+			values[tp], sent[tp] = out[tp.Name()], raw[tp.Name()]
 		}
 		v := values[tp]
 		if v == nil {
@@ -346,11 +367,14 @@ func (r *run) taskOutput(p *PlanItem, h *cmmn.HumanTask, out map[string]any) (ma
 			if f.IsArray() {
 				s.array = f.Path()
 			}
-			v = conformSlot(s, v)
-			values[tp] = v
-			if msg := checkValue(s, v); msg != "" {
+			checked := sent[tp]
+			if checked == nil {
+				checked = v
+			}
+			if msg := checkValue(s, checked); msg != "" {
 				problems = append(problems, msg)
 			}
+			values[tp] = conformSlot(s, v)
 		}
 	}
 	return values, problems

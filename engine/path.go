@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -144,8 +145,11 @@ func (r *run) resolve(path string, op CaseFileOp) (slot, error) {
 		} else {
 			def = defs[i-1].Child(part.name)
 		}
-		if def == nil || (part.index >= 0 && !def.IsArray()) {
+		if def == nil {
 			return slot{}, invalidPath(path, part.text)
+		}
+		if part.index >= 0 && !def.IsArray() {
+			return slot{}, errorf(ErrInvalid, "The path '%s' is invalid because the CaseFileItem is not of type array", path)
 		}
 		defs[i] = def
 	}
@@ -163,8 +167,14 @@ func (r *run) resolve(path string, op CaseFileOp) (slot, error) {
 		if idx < 0 && def.IsArray() {
 			idx = r.current(s.array, list)
 		}
-		if part.index >= 0 && (idx > len(list) || (idx == len(list) && (!last || op != FileCreate))) {
-			return slot{}, errorf(ErrInvalid, "The array '%s' has only %d items; cannot access '%s'", s.array, len(list), path)
+		if part.index >= len(list) {
+			// As in the reference engine, an index never appends: create
+			// on the array's own path does (addendum §4).
+			msg := fmt.Sprintf("The array %s has only %d items; cannot access %s", s.array, len(list), path)
+			if part.index == len(list) {
+				msg += " (Note: index starts at 0 instead of 1)"
+			}
+			return slot{}, errorf(ErrInvalid, "%s", msg)
 		}
 		if last {
 			return s.element(idx), nil

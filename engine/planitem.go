@@ -75,6 +75,12 @@ func (r *run) createItemID(def *cmmn.PlanItem, stage *PlanItem, index int, id st
 	if _, err := r.transition(p, Create, ""); err != nil {
 		return nil, err
 	}
+	if stage != nil {
+		// The reference engine records both rules of every new plan item
+		// right after its Create transition.
+		r.emit(RepetitionRuleEvaluated{CaseInstanceID: r.c.ID, PlanItemID: p.ID, Name: p.Name, Type: p.Type, Repeating: p.Repeating})
+		r.emit(RequiredRuleEvaluated{CaseInstanceID: r.c.ID, PlanItemID: p.ID, Name: p.Name, Type: p.Type, Required: p.Required})
+	}
 	if t, ok := def.Definition().(*cmmn.TimerEvent); ok {
 		if src, _ := t.StartTrigger(); src == nil {
 			r.startTimer(p, t)
@@ -184,6 +190,9 @@ func (r *run) itemNotice(a action) error {
 		}
 	}
 	r.triggerTimers(p, def, a.t)
+	if err := r.completeStageFirst(p, a.t); err != nil {
+		return err
+	}
 	if err := r.informListeners(p, def, a); err != nil {
 		return err
 	}
@@ -193,6 +202,32 @@ func (r *run) itemNotice(a action) error {
 		r.scheduleCheck(parent)
 	}
 	return nil
+}
+
+// completeStageFirst completes p's auto-completing stage at once when p
+// was its last child still going, before the sentries listening to p hear
+// of it (addendum §18): the stage ends Completed, so that an exit
+// criterion of the stage on that same child finds it done, and sentries on
+// the stage's completion (which may repeat it) fire. With any child still
+// to come, completion waits until the case settles, as ever.
+func (r *run) completeStageFirst(p *PlanItem, t Transition) error {
+	if t != Complete {
+		return nil
+	}
+	stage := r.parent(p)
+	if stage == nil || stage.State != Active || stage.Type != string(cmmn.TypeStage) {
+		return nil
+	}
+	def := r.definition(stage)
+	if def == nil || def.Stage() == nil || !def.Stage().AutoComplete() {
+		return nil
+	}
+	for _, ch := range r.children(stage) {
+		if !isSemiTerminal(ch.State) {
+			return nil
+		}
+	}
+	return r.autoComplete(stage)
 }
 
 // toChildren queues a transition for every child of stage not in a state

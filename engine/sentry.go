@@ -173,8 +173,31 @@ func (r *run) targets(cr *cmmn.Criterion, source *PlanItem) []*PlanItem {
 
 // related reports whether a and b live in stage instances on one line of
 // nesting: one's stage encloses (or is) the other's.
+//
+// An item inside another instance of a repeating stage is not related to
+// an instance of that stage: a new round of a stage does not hear what
+// happened inside the rounds before it.
 func (r *run) related(a, b *PlanItem) bool {
+	if r.insideOtherInstance(a, b) || r.insideOtherInstance(b, a) {
+		return false
+	}
 	return r.encloses(a.StageID, b) || r.encloses(b.StageID, a)
+}
+
+// insideOtherInstance reports whether p lies inside an instance of item's
+// definition other than item itself.
+func (r *run) insideOtherInstance(item, p *PlanItem) bool {
+	q := r.parent(p)
+	for range len(r.c.PlanItems) + 1 {
+		if q == nil {
+			return false
+		}
+		if q.DefinitionID == item.DefinitionID && q != item {
+			return true
+		}
+		q = r.parent(q)
+	}
+	return false
 }
 
 // encloses reports whether the stage instance with id stageID contains p,

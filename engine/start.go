@@ -68,10 +68,10 @@ func (r *run) bindInputs(inputs map[string]any) error {
 			if f.IsArray() {
 				s.array = f.Path()
 			}
-			v = conformSlot(s, v)
-			if err := validateSlot(s, v); err != nil {
+			if err := validateSlot(s, inputs[name]); err != nil {
 				return err
 			}
+			v = conformSlot(s, v)
 		}
 		params[i], values[i] = p, v
 	}

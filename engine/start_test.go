@@ -30,10 +30,10 @@ func TestStartInputs(t *testing.T) {
 		{name: "unknown input", inputs: map[string]any{"Nope": 1},
 			wantErr: "An input parameter with name Nope is not defined in the case"},
 		{name: "input of the wrong type", inputs: family("three"),
-			wantErr: `Property 'Size' of case file item 'Family' has value "three", which is not an integer`},
+			wantErr: "Property 'Size' has wrong type, expecting http://www.omg.org/spec/CMMN/PropertyType/integer, found a StringValue"},
 		{name: "nested input of the wrong type",
 			inputs:  map[string]any{"Family": map[string]any{"Child": []any{map[string]any{"Born": "soon"}}}},
-			wantErr: `Property 'Born' of case file item 'Family/Child[0]' has value "soon", which is not a date (yyyy-mm-dd)`},
+			wantErr: "Property 'Born' has wrong type, expecting http://www.omg.org/spec/CMMN/PropertyType/date, found exception \"soon\" is not a valid date, time or dateTime"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

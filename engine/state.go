@@ -175,11 +175,9 @@ type HumanTask struct {
 	TaskModel   string    `json:"taskModel,omitempty"`
 	ActivatedOn time.Time `json:"activatedOn"`
 	CreatedBy   string    `json:"createdBy"`
-	// WorkedBy lists, once each and in order, the users who have worked
-	// on the task: claimed it, were assigned or delegated it, saved its
-	// output or completed it. The four-eyes and rendez-vous rules of
-	// other tasks look at it.
-	WorkedBy []string `json:"workedBy,omitempty"`
+	// Documentation is the plan item's documentation text (else its
+	// definition's), shown with the task as the reference engine does.
+	Documentation string `json:"documentation,omitempty"`
 }
 
 // MemberType tells a user member from a tenant-role member.

@@ -128,21 +128,12 @@ func (r *run) claim(p *PlanItem, user string) {
 	t.Owner = user
 	r.emit(HumanTaskClaimed{TaskID: p.ID, Assignee: user, Owner: user, State: t.State})
 	r.ownerChanged(p, old)
-	r.workedOn(p, user)
 }
 
 // ownerChanged records a new owner of the task, if it is new.
 func (r *run) ownerChanged(p *PlanItem, old string) {
 	if p.Task.Owner != old {
 		r.emit(HumanTaskOwnerChanged{TaskID: p.ID, Owner: p.Task.Owner})
-	}
-}
-
-// workedOn remembers that user worked on the task, for four-eyes and
-// rendez-vous.
-func (r *run) workedOn(p *PlanItem, user string) {
-	if p.Task != nil && user != "" && !slices.Contains(p.Task.WorkedBy, user) {
-		p.Task.WorkedBy = append(p.Task.WorkedBy, user)
 	}
 }
 
@@ -181,7 +172,6 @@ func (r *run) assignTask(cmd AssignTask) error {
 	t.Assignee, t.Owner, t.State = to, to, Assigned
 	r.emit(HumanTaskAssigned{TaskID: p.ID, Assignee: to, Owner: to, State: t.State})
 	r.ownerChanged(p, old)
-	r.workedOn(p, to)
 	return nil
 }
 
@@ -221,7 +211,6 @@ func (r *run) delegateTask(cmd DelegateTask) error {
 	t.Assignee, t.State = to, Delegated
 	r.emit(HumanTaskDelegated{TaskID: p.ID, Assignee: to, Owner: t.Owner, State: t.State})
 	r.ownerChanged(p, old)
-	r.workedOn(p, to)
 	return nil
 }
 
@@ -268,7 +257,6 @@ func (r *run) saveTaskOutput(cmd SaveTaskOutput) error {
 	}
 	p.Task.Output = out
 	r.emit(HumanTaskOutputSaved{TaskID: p.ID, Output: canonicalMap(out)})
-	r.workedOn(p, r.actor.UserID)
 	return nil
 }
 
@@ -282,10 +270,10 @@ func (r *run) userMember(id string) *Member {
 	return nil
 }
 
-// pairing checks the four-eyes and rendez-vous rules of task p for user:
-// no instance of a four-eyes partner may have been worked on by user, and
-// when an instance of a rendez-vous partner has been worked on, user must
-// be among those who did.
+// pairing checks the four-eyes and rendez-vous rules of task p for user
+// (reference §5): no instance of a four-eyes partner may be held by user,
+// and when an instance of a rendez-vous partner is held by someone, user
+// must hold one. "Held" is about now (see holder): a revoke releases a task.
 func (r *run) pairing(cmd string, p *PlanItem, user string) error {
 	def := r.definition(p)
 	if def == nil {
@@ -294,25 +282,63 @@ func (r *run) pairing(cmd string, p *PlanItem, user string) error {
 	fourEyes, rendezVous := r.partners(def)
 	for _, o := range fourEyes {
 		for _, q := range r.byDef[o.ID()] {
-			if q != p && q.Task != nil && slices.Contains(q.Task.WorkedBy, user) {
+			if q != p && user != "" && holder(q) == user {
 				return errorf(ErrNotAllowed, "%s[%s]: Since you have worked on %s you cannot also work on %s", cmd, p.ID, q.Name, p.Name)
 			}
 		}
 	}
 	for _, o := range rendezVous {
-		worked, byUser := false, false
+		held, byUser := false, false
 		for _, q := range r.byDef[o.ID()] {
-			if q == p || q.Task == nil || len(q.Task.WorkedBy) == 0 {
-				continue
+			if h := holder(q); q != p && h != "" {
+				held = true
+				byUser = byUser || h == user
 			}
-			worked = true
-			byUser = byUser || slices.Contains(q.Task.WorkedBy, user)
 		}
-		if worked && !byUser {
+		if held && !byUser {
 			return errorf(ErrNotAllowed, "%s[%s]: Since you have not worked on %s you cannot work on %s", cmd, p.ID, o.Name(), p.Name)
 		}
 	}
 	return nil
+}
+
+// holder returns who has worked on task q as far as four-eyes and
+// rendez-vous are concerned: its current assignee (who claimed it, was
+// assigned or delegated it, or completed it), in the states the reference
+// engine counts; "" when nobody holds it, as after a revoke.
+func holder(q *PlanItem) string {
+	if q.Task == nil {
+		return ""
+	}
+	switch q.Task.State {
+	case Assigned, Delegated, TaskCompleted, TaskTerminated, TaskSuspended:
+		return q.Task.Assignee
+	}
+	return ""
+}
+
+// MayPerform returns the predicate telling whether actor may work on a
+// human task of c now, by task id: it holds the task's performer role
+// (owners manage every role) or is its assignee, and the four-eyes and
+// rendez-vous rules let it. It is the check ClaimTask and
+// CompleteHumanTask make, so the mayPerform field of the task lists tells
+// what a claim would answer. The predicate reads c as it was when
+// MayPerform was called; build one per case and ask it for every task.
+func MayPerform(def *cmmn.Case, c *Case, actor Actor) func(taskID string) bool {
+	if def == nil || c == nil {
+		return func(string) bool { return false }
+	}
+	r := newRun(def, c, actor, Env{Now: c.LastModified})
+	return func(taskID string) bool {
+		p := r.item(taskID)
+		if p == nil || p.Type != string(cmmn.TypeHumanTask) {
+			return false
+		}
+		if !r.actor.HasRole(r.taskRole(p)) && !r.isAssignee(p) {
+			return false
+		}
+		return r.pairing(cmdClaim, p, actor.UserID) == nil
+	}
 }
 
 // partners returns the tasks that must not (four-eyes) and must

@@ -117,9 +117,8 @@ type outcome struct {
 	state           TaskState
 	assignee, owner string
 	events          []string // of the command
-	workedBy        []string
-	output          bool // whether the output was saved
-	active          bool // whether the plan item is still Active
+	output          bool     // whether the output was saved
+	active          bool     // whether the plan item is still Active
 }
 
 // check checks the newest task called name and the last command's events.
@@ -133,9 +132,6 @@ func (x *tc) check(name string, want outcome) {
 	}
 	if got := eventTypesOf(x.events); !slices.Equal(got, want.events) {
 		x.t.Errorf("events %v, want %v", got, want.events)
-	}
-	if !slices.Equal(task.WorkedBy, want.workedBy) {
-		x.t.Errorf("worked by %v, want %v", task.WorkedBy, want.workedBy)
 	}
 	if got := task.Output["note"] != nil; got != want.output {
 		x.t.Errorf("output %v", task.Output)
@@ -174,19 +170,19 @@ func TestTaskWorkflow(t *testing.T) {
 	}{
 		// The seed's sequence.
 		{"claim by a role holder", unassigned, taskStep{as: wBob, cmd: "claim"},
-			&outcome{Assigned, "bob", "bob", []string{claimed, owner, modified}, []string{"bob"}, false, true}},
+			&outcome{Assigned, "bob", "bob", []string{claimed, owner, modified}, false, true}},
 		{"assign by a role holder", unassigned, taskStep{as: wBob, cmd: "assign", to: "dave"},
-			&outcome{Assigned, "dave", "dave", []string{"HumanTaskAssigned", owner, modified}, []string{"dave"}, false, true}},
+			&outcome{Assigned, "dave", "dave", []string{"HumanTaskAssigned", owner, modified}, false, true}},
 		{"revoke by the assignee", byBob, taskStep{as: wBob, cmd: "revoke"},
-			&outcome{Unassigned, "", "", []string{"HumanTaskRevoked", owner, modified}, []string{"bob"}, false, true}},
+			&outcome{Unassigned, "", "", []string{"HumanTaskRevoked", owner, modified}, false, true}},
 		{"delegate by the assignee remembers the owner", byBob, taskStep{as: wBob, cmd: "delegate", to: "carol"},
-			&outcome{Delegated, "carol", "bob", []string{"HumanTaskDelegated", modified}, []string{"bob", "carol"}, false, true}},
+			&outcome{Delegated, "carol", "bob", []string{"HumanTaskDelegated", modified}, false, true}},
 		{"revoke by the delegate gives it back", toCarol, taskStep{as: wCarol, cmd: "revoke"},
-			&outcome{Assigned, "bob", "bob", []string{"HumanTaskRevoked", modified}, []string{"bob", "carol"}, false, true}},
+			&outcome{Assigned, "bob", "bob", []string{"HumanTaskRevoked", modified}, false, true}},
 		{"complete by the assignee", byBob, taskStep{as: wBob, cmd: "complete"},
-			&outcome{TaskCompleted, "bob", "bob", []string{"PlanItemTransitioned", "HumanTaskCompleted", modified}, []string{"bob"}, false, false}},
+			&outcome{TaskCompleted, "bob", "bob", []string{"PlanItemTransitioned", "HumanTaskCompleted", modified}, false, false}},
 		{"save keeps the state", byBob, taskStep{as: wBob, cmd: "save", output: out},
-			&outcome{Assigned, "bob", "bob", []string{"HumanTaskOutputSaved", modified}, []string{"bob"}, true, true}},
+			&outcome{Assigned, "bob", "bob", []string{"HumanTaskOutputSaved", modified}, true, true}},
 
 		// claim
 		{"claim needs the role", unassigned, taskStep{as: wCarol, cmd: "claim", err: ErrNotAllowed, msg: "ClaimTask" + noPerm}, nil},
@@ -194,11 +190,11 @@ func TestTaskWorkflow(t *testing.T) {
 		{"claim of one's own task changes nothing", byBob, taskStep{as: wBob, cmd: "claim", err: ErrNoEffect,
 			msg: "ClaimTask[{id}]: The task is already assigned to you"}, nil},
 		{"claim of someone else's task", byBob, taskStep{as: wDave, cmd: "claim"},
-			&outcome{Assigned, "dave", "dave", []string{claimed, owner, modified}, []string{"bob", "dave"}, false, true}},
+			&outcome{Assigned, "dave", "dave", []string{claimed, owner, modified}, false, true}},
 		{"claim by an owner", toCarol, taskStep{as: wAlice, cmd: "claim"},
-			&outcome{Assigned, "alice", "alice", []string{claimed, owner, modified}, []string{"bob", "carol", "alice"}, false, true}},
+			&outcome{Assigned, "alice", "alice", []string{claimed, owner, modified}, false, true}},
 		{"claim of a task delegated to oneself", toCarol, taskStep{as: Actor{UserID: "carol", Roles: []string{"Worker"}}, cmd: "claim"},
-			&outcome{Assigned, "carol", "carol", []string{claimed, owner, modified}, []string{"bob", "carol"}, false, true}},
+			&outcome{Assigned, "carol", "carol", []string{claimed, owner, modified}, false, true}},
 
 		// assign
 		{"assign needs the role", unassigned, taskStep{as: wCarol, cmd: "assign", to: "bob", err: ErrNotAllowed, msg: "AssignTask" + noPerm}, nil},
@@ -210,18 +206,18 @@ func TestTaskWorkflow(t *testing.T) {
 		{"assign to a role membership", unassigned, taskStep{as: wBob, cmd: "assign", to: "Workers", err: ErrInvalid,
 			msg: "AssignTask[{id}]: There is no case team member with id 'Workers'"}, nil},
 		{"assign to an owner without the role", unassigned, taskStep{as: wBob, cmd: "assign", to: "alice"},
-			&outcome{Assigned, "alice", "alice", []string{"HumanTaskAssigned", owner, modified}, []string{"alice"}, false, true}},
+			&outcome{Assigned, "alice", "alice", []string{"HumanTaskAssigned", owner, modified}, false, true}},
 		{"assign someone else's task", byBob, taskStep{as: wDave, cmd: "assign", to: "dave"},
-			&outcome{Assigned, "dave", "dave", []string{"HumanTaskAssigned", owner, modified}, []string{"bob", "dave"}, false, true}},
+			&outcome{Assigned, "dave", "dave", []string{"HumanTaskAssigned", owner, modified}, false, true}},
 		{"assign to the assignee changes nothing", byBob, taskStep{as: wDave, cmd: "assign", to: "bob", err: ErrNoEffect,
 			msg: "AssignTask[{id}]: The task is already assigned to bob"}, nil},
 		{"assign without an assignee", unassigned, taskStep{as: wBob, cmd: "assign", err: ErrInvalid, msg: "AssignTask[{id}]: The assignee is missing"}, nil},
 		{"owner assigns to a stranger", unassigned, taskStep{as: wAlice, cmd: "assign", to: "zed"},
-			&outcome{Assigned, "zed", "zed", []string{"CaseTeamMemberSet", "HumanTaskAssigned", owner, modified}, []string{"zed"}, false, true}},
+			&outcome{Assigned, "zed", "zed", []string{"CaseTeamMemberSet", "HumanTaskAssigned", owner, modified}, false, true}},
 		{"owner assigns to a member without the role", unassigned, taskStep{as: wAlice, cmd: "assign", to: "carol"},
-			&outcome{Assigned, "carol", "carol", []string{"CaseTeamMemberSet", "HumanTaskAssigned", owner, modified}, []string{"carol"}, false, true}},
+			&outcome{Assigned, "carol", "carol", []string{"CaseTeamMemberSet", "HumanTaskAssigned", owner, modified}, false, true}},
 		{"owner assigns to a role holder", unassigned, taskStep{as: wAlice, cmd: "assign", to: "dave"},
-			&outcome{Assigned, "dave", "dave", []string{"HumanTaskAssigned", owner, modified}, []string{"dave"}, false, true}},
+			&outcome{Assigned, "dave", "dave", []string{"HumanTaskAssigned", owner, modified}, false, true}},
 
 		// delegate
 		{"delegate needs the role", byBob, taskStep{as: wCarol, cmd: "delegate", to: "dave", err: ErrNotAllowed, msg: "DelegateTask" + noPerm}, nil},
@@ -233,51 +229,51 @@ func TestTaskWorkflow(t *testing.T) {
 		{"delegate twice to the same", toCarol, taskStep{as: wBob, cmd: "delegate", to: "carol", err: ErrNoEffect,
 			msg: "DelegateTask[{id}]: The task is already delegated to carol"}, nil},
 		{"delegate someone else's task", byBob, taskStep{as: wDave, cmd: "delegate", to: "erin"},
-			&outcome{Delegated, "erin", "bob", []string{"HumanTaskDelegated", modified}, []string{"bob", "erin"}, false, true}},
+			&outcome{Delegated, "erin", "bob", []string{"HumanTaskDelegated", modified}, false, true}},
 		{"re-delegate keeps the owner", toCarol, taskStep{as: wBob, cmd: "delegate", to: "dave"},
-			&outcome{Delegated, "dave", "bob", []string{"HumanTaskDelegated", modified}, []string{"bob", "carol", "dave"}, false, true}},
+			&outcome{Delegated, "dave", "bob", []string{"HumanTaskDelegated", modified}, false, true}},
 		{"delegate an unassigned task lends it from the delegator", unassigned, taskStep{as: wBob, cmd: "delegate", to: "carol"},
-			&outcome{Delegated, "carol", "bob", []string{"HumanTaskDelegated", owner, modified}, []string{"carol"}, false, true}},
+			&outcome{Delegated, "carol", "bob", []string{"HumanTaskDelegated", owner, modified}, false, true}},
 		{"owner delegates to a stranger", byBob, taskStep{as: wAlice, cmd: "delegate", to: "zed"},
-			&outcome{Delegated, "zed", "bob", []string{"CaseTeamMemberSet", "HumanTaskDelegated", modified}, []string{"bob", "zed"}, false, true}},
+			&outcome{Delegated, "zed", "bob", []string{"CaseTeamMemberSet", "HumanTaskDelegated", modified}, false, true}},
 
 		// revoke
 		{"revoke needs the role or the task", byBob, taskStep{as: wCarol, cmd: "revoke", err: ErrNotAllowed, msg: "RevokeTask" + noPerm}, nil},
 		{"revoke of an unassigned task changes nothing", unassigned, taskStep{as: wBob, cmd: "revoke", err: ErrNoEffect,
 			msg: "RevokeTask[{id}]: The task is not assigned to anyone"}, nil},
 		{"revoke by the owner of a delegated task", toCarol, taskStep{as: wBob, cmd: "revoke"},
-			&outcome{Assigned, "bob", "bob", []string{"HumanTaskRevoked", modified}, []string{"bob", "carol"}, false, true}},
+			&outcome{Assigned, "bob", "bob", []string{"HumanTaskRevoked", modified}, false, true}},
 		{"revoke someone else's task", byBob, taskStep{as: wDave, cmd: "revoke"},
-			&outcome{Unassigned, "", "", []string{"HumanTaskRevoked", owner, modified}, []string{"bob"}, false, true}},
+			&outcome{Unassigned, "", "", []string{"HumanTaskRevoked", owner, modified}, false, true}},
 		{"revoke by a case owner", byBob, taskStep{as: wAlice, cmd: "revoke"},
-			&outcome{Unassigned, "", "", []string{"HumanTaskRevoked", owner, modified}, []string{"bob"}, false, true}},
+			&outcome{Unassigned, "", "", []string{"HumanTaskRevoked", owner, modified}, false, true}},
 
 		// complete
 		{"complete needs the role or the task", unassigned, taskStep{as: wCarol, cmd: "complete", err: ErrNotAllowed,
 			msg: "CompleteHumanTask" + noPerm}, nil},
 		{"complete an unassigned task claims it first", unassigned, taskStep{as: wBob, cmd: "complete"},
-			&outcome{TaskCompleted, "bob", "bob", []string{claimed, owner, "PlanItemTransitioned", "HumanTaskCompleted", modified}, []string{"bob"}, false, false}},
+			&outcome{TaskCompleted, "bob", "bob", []string{claimed, owner, "PlanItemTransitioned", "HumanTaskCompleted", modified}, false, false}},
 		{"complete by a delegate without the role", toCarol, taskStep{as: wCarol, cmd: "complete"},
-			&outcome{TaskCompleted, "carol", "bob", []string{"PlanItemTransitioned", "HumanTaskCompleted", modified}, []string{"bob", "carol"}, false, false}},
+			&outcome{TaskCompleted, "carol", "bob", []string{"PlanItemTransitioned", "HumanTaskCompleted", modified}, false, false}},
 		{"complete someone else's task claims it", byBob, taskStep{as: wDave, cmd: "complete"},
-			&outcome{TaskCompleted, "dave", "dave", []string{claimed, owner, "PlanItemTransitioned", "HumanTaskCompleted", modified}, []string{"bob", "dave"}, false, false}},
+			&outcome{TaskCompleted, "dave", "dave", []string{claimed, owner, "PlanItemTransitioned", "HumanTaskCompleted", modified}, false, false}},
 		{"an owner completes someone else's task", toCarol, taskStep{as: wAlice, cmd: "complete"},
-			&outcome{TaskCompleted, "alice", "alice", []string{claimed, owner, "PlanItemTransitioned", "HumanTaskCompleted", modified}, []string{"bob", "carol", "alice"}, false, false}},
+			&outcome{TaskCompleted, "alice", "alice", []string{claimed, owner, "PlanItemTransitioned", "HumanTaskCompleted", modified}, false, false}},
 		{"complete through the plan claims too", unassigned, taskStep{as: wDave, cmd: "finish"},
-			&outcome{TaskCompleted, "dave", "dave", []string{claimed, owner, "PlanItemTransitioned", "HumanTaskCompleted", modified}, []string{"dave"}, false, false}},
+			&outcome{TaskCompleted, "dave", "dave", []string{claimed, owner, "PlanItemTransitioned", "HumanTaskCompleted", modified}, false, false}},
 		{"complete through the plan needs the role", unassigned, taskStep{as: wCarol, cmd: "finish", err: ErrInvalid,
 			msg: "You do not have the permission to perform the task Work"}, nil},
 		{"complete through the plan by a delegate", toCarol, taskStep{as: wCarol, cmd: "finish"},
-			&outcome{TaskCompleted, "carol", "bob", []string{"PlanItemTransitioned", "HumanTaskCompleted", modified}, []string{"bob", "carol"}, false, false}},
+			&outcome{TaskCompleted, "carol", "bob", []string{"PlanItemTransitioned", "HumanTaskCompleted", modified}, false, false}},
 
 		// save
 		{"save needs the role or the task", byBob, taskStep{as: wCarol, cmd: "save", output: out, err: ErrNotAllowed, msg: "SaveHumanTaskOutput" + noPerm}, nil},
 		{"save on an unassigned task", unassigned, taskStep{as: wDave, cmd: "save", output: out},
-			&outcome{Unassigned, "", "", []string{"HumanTaskOutputSaved", modified}, []string{"dave"}, true, true}},
+			&outcome{Unassigned, "", "", []string{"HumanTaskOutputSaved", modified}, true, true}},
 		{"save by a delegate without the role", toCarol, taskStep{as: wCarol, cmd: "save", output: out},
-			&outcome{Delegated, "carol", "bob", []string{"HumanTaskOutputSaved", modified}, []string{"bob", "carol"}, true, true}},
+			&outcome{Delegated, "carol", "bob", []string{"HumanTaskOutputSaved", modified}, true, true}},
 		{"save on someone else's task", byBob, taskStep{as: wAlice, cmd: "save", output: out},
-			&outcome{Assigned, "bob", "bob", []string{"HumanTaskOutputSaved", modified}, []string{"bob", "alice"}, true, true}},
+			&outcome{Assigned, "bob", "bob", []string{"HumanTaskOutputSaved", modified}, true, true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

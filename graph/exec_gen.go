@@ -228,25 +228,28 @@ type ComplexityRoot struct {
 	}
 
 	Task struct {
-		Assignee     func(childComplexity int) int
-		Case         func(childComplexity int) int
-		CaseName     func(childComplexity int) int
-		CreatedBy    func(childComplexity int) int
-		CreatedOn    func(childComplexity int) int
-		DueDate      func(childComplexity int) int
-		ID           func(childComplexity int) int
-		Input        func(childComplexity int) int
-		LastModified func(childComplexity int) int
-		MayPerform   func(childComplexity int) int
-		ModifiedBy   func(childComplexity int) int
-		Name         func(childComplexity int) int
-		Output       func(childComplexity int) int
-		Owner        func(childComplexity int) int
-		PlanItem     func(childComplexity int) int
-		Role         func(childComplexity int) int
-		State        func(childComplexity int) int
-		TaskModel    func(childComplexity int) int
-		Tenant       func(childComplexity int) int
+		ActivatedOn   func(childComplexity int) int
+		Assignee      func(childComplexity int) int
+		Case          func(childComplexity int) int
+		CaseName      func(childComplexity int) int
+		CreatedBy     func(childComplexity int) int
+		CreatedOn     func(childComplexity int) int
+		Documentation func(childComplexity int) int
+		DueDate       func(childComplexity int) int
+		ID            func(childComplexity int) int
+		Input         func(childComplexity int) int
+		LastModified  func(childComplexity int) int
+		MayPerform    func(childComplexity int) int
+		ModifiedBy    func(childComplexity int) int
+		Name          func(childComplexity int) int
+		Output        func(childComplexity int) int
+		Owner         func(childComplexity int) int
+		PlanItem      func(childComplexity int) int
+		Role          func(childComplexity int) int
+		State         func(childComplexity int) int
+		TaskDuration  func(childComplexity int) int
+		TaskModel     func(childComplexity int) int
+		Tenant        func(childComplexity int) int
 	}
 
 	TaskConnection struct {
@@ -1334,6 +1337,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.ValidateDefinition(childComplexity, args["xml"].(string)), true
 
+	case "Task.activatedOn":
+		if e.ComplexityRoot.Task.ActivatedOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.ActivatedOn(childComplexity), true
 	case "Task.assignee":
 		if e.ComplexityRoot.Task.Assignee == nil {
 			break
@@ -1364,6 +1373,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Task.CreatedOn(childComplexity), true
+	case "Task.documentation":
+		if e.ComplexityRoot.Task.Documentation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.Documentation(childComplexity), true
 	case "Task.dueDate":
 		if e.ComplexityRoot.Task.DueDate == nil {
 			break
@@ -1436,6 +1451,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Task.State(childComplexity), true
+	case "Task.taskDuration":
+		if e.ComplexityRoot.Task.TaskDuration == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Task.TaskDuration(childComplexity), true
 	case "Task.taskModel":
 		if e.ComplexityRoot.Task.TaskModel == nil {
 			break
@@ -2133,6 +2154,12 @@ func (ec *executionContext) childFields_Task(ctx context.Context, field graphql.
 		return ec.fieldContext_Task_role(ctx, field)
 	case "dueDate":
 		return ec.fieldContext_Task_dueDate(ctx, field)
+	case "activatedOn":
+		return ec.fieldContext_Task_activatedOn(ctx, field)
+	case "taskDuration":
+		return ec.fieldContext_Task_taskDuration(ctx, field)
+	case "documentation":
+		return ec.fieldContext_Task_documentation(ctx, field)
 	case "input":
 		return ec.fieldContext_Task_input(ctx, field)
 	case "output":
@@ -7250,6 +7277,75 @@ func (ec *executionContext) fieldContext_Task_dueDate(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Task", field, false, false, "Time")
 }
 
+func (ec *executionContext) _Task_activatedOn(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_activatedOn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ActivatedOn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Task_activatedOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Task_taskDuration(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_taskDuration(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TaskDuration, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Task_taskDuration(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, "String")
+}
+
+func (ec *executionContext) _Task_documentation(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Task_documentation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Documentation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Task_documentation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Task", field, false, false, "String")
+}
+
 func (ec *executionContext) _Task_input(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11148,6 +11244,21 @@ func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj
 			}
 		case "dueDate":
 			out.Values[i] = ec._Task_dueDate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "activatedOn":
+			out.Values[i] = ec._Task_activatedOn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "taskDuration":
+			out.Values[i] = ec._Task_taskDuration(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "documentation":
+			out.Values[i] = ec._Task_documentation(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

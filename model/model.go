@@ -72,24 +72,27 @@ type Member struct {
 // Task is a human task; its case and plan item resolve through the
 // request's case loader.
 type Task struct {
-	ID           string     `json:"id"`
-	CaseID       string     `json:"-"`
-	Name         string     `json:"name"`
-	State        string     `json:"state"`
-	Assignee     *string    `json:"assignee,omitempty"`
-	Owner        *string    `json:"owner,omitempty"`
-	Role         *string    `json:"role,omitempty"`
-	DueDate      *time.Time `json:"dueDate,omitempty"`
-	Input        any        `json:"input"`
-	Output       any        `json:"output"`
-	TaskModel    any        `json:"taskModel,omitempty"`
-	Tenant       string     `json:"tenant"`
-	CaseName     string     `json:"caseName"`
-	CreatedOn    time.Time  `json:"createdOn"`
-	CreatedBy    string     `json:"createdBy"`
-	LastModified time.Time  `json:"lastModified"`
-	ModifiedBy   string     `json:"modifiedBy"`
-	MayPerform   bool       `json:"mayPerform"`
+	ID            string     `json:"id"`
+	CaseID        string     `json:"-"`
+	Name          string     `json:"name"`
+	State         string     `json:"state"`
+	Assignee      *string    `json:"assignee,omitempty"`
+	Owner         *string    `json:"owner,omitempty"`
+	Role          *string    `json:"role,omitempty"`
+	DueDate       *time.Time `json:"dueDate,omitempty"`
+	ActivatedOn   time.Time  `json:"activatedOn"`
+	TaskDuration  *string    `json:"taskDuration,omitempty"`
+	Documentation *string    `json:"documentation,omitempty"`
+	Input         any        `json:"input"`
+	Output        any        `json:"output"`
+	TaskModel     any        `json:"taskModel,omitempty"`
+	Tenant        string     `json:"tenant"`
+	CaseName      string     `json:"caseName"`
+	CreatedOn     time.Time  `json:"createdOn"`
+	CreatedBy     string     `json:"createdBy"`
+	LastModified  time.Time  `json:"lastModified"`
+	ModifiedBy    string     `json:"modifiedBy"`
+	MayPerform    bool       `json:"mayPerform"`
 }
 
 // DiscretionaryItem is an item the caller may plan now; its parent

@@ -154,7 +154,7 @@ func (r *queryResolver) Tasks(ctx context.Context, filter *model.TaskFilter, fir
 	for i, t := range tasks {
 		node := taskFromRow(t)
 		if v, ok := views[t.CaseID]; ok {
-			node.MayPerform = v.Actor.HasRole(t.Role) || (t.Assignee != "" && t.Assignee == who.UserID)
+			node.MayPerform = v.MayPerform(t.ID)
 		}
 		conn.Edges = append(conn.Edges, &model.TaskEdge{Cursor: encodeCursor(offset + i), Node: node})
 	}
@@ -179,7 +179,7 @@ func (r *queryResolver) Task(ctx context.Context, id string) (*model.Task, error
 		return nil, err
 	}
 	if p := v.State.PlanItem(id); p != nil && p.Task != nil {
-		return taskFromCase(v, p, who.UserID), nil
+		return taskFromCase(v, p), nil
 	}
 	return taskFromRow(t), nil
 }

@@ -48,6 +48,7 @@ func decodeAnyJSON(r *http.Request) (any, error) {
 		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil && err != io.EOF {
 		return nil, service.E("rest.decodeAnyJSON", service.Invalid, "The request content was malformed: "+jsonProblem(err))

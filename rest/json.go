@@ -43,6 +43,9 @@ func decodeJSON(r *http.Request, v any) error {
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
+	// Numbers keep their text: case file types tell 5 (an integer) from
+	// 5.0 (a double), as the reference engine's parser does.
+	dec.UseNumber()
 	if err := dec.Decode(v); err != nil {
 		return service.E(op, service.Invalid, "The request content was malformed: "+jsonProblem(err))
 	}

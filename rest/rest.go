@@ -8,6 +8,7 @@ package rest
 import (
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/casegraph/casegraph/auth"
 	"github.com/casegraph/casegraph/service"
@@ -129,6 +130,19 @@ func (a *API) authed(h authedHandler) http.Handler {
 			a.writeAuthError(w, r, err)
 			return
 		}
-		h(w, r.WithContext(auth.NewContext(r.Context(), who)), who)
+		h(w, withSemicolons(r.WithContext(auth.NewContext(r.Context(), who))), who)
 	})
+}
+
+// withSemicolons keeps a ';' in the query as part of its value: the
+// reference engine's clients separate several values of one filter with it
+// (taskState=Assigned;Unassigned), and net/url drops a pair holding a raw
+// ';' altogether. r is the request's own copy from WithContext.
+func withSemicolons(r *http.Request) *http.Request {
+	if strings.Contains(r.URL.RawQuery, ";") {
+		u := *r.URL
+		u.RawQuery = strings.ReplaceAll(u.RawQuery, ";", "%3B")
+		r.URL = &u
+	}
+	return r
 }

@@ -10,25 +10,29 @@ import (
 
 // taskJSON is the reference engine's TaskRecord JSON.
 type taskJSON struct {
-	ID           string          `json:"id"`
-	TaskName     string          `json:"taskName"`
-	TaskState    string          `json:"taskState"`
-	Assignee     string          `json:"assignee"`
-	Owner        string          `json:"owner"`
-	Tenant       string          `json:"tenant"`
-	CaseID       string          `json:"caseInstanceId"`
-	CaseName     string          `json:"caseName"`
-	Role         string          `json:"role"`
-	LastModified string          `json:"lastModified"`
-	ModifiedBy   string          `json:"modifiedBy"`
-	DueDate      string          `json:"dueDate"`
-	CreatedOn    string          `json:"createdOn"`
-	CreatedBy    string          `json:"createdBy"`
-	ActivatedOn  string          `json:"activatedOn"`
-	Input        json.RawMessage `json:"input"`
-	Output       json.RawMessage `json:"output"`
-	TaskModel    json.RawMessage `json:"taskModel"`
-	MayPerform   *bool           `json:"mayPerform,omitempty"`
+	ID           string `json:"id"`
+	TaskName     string `json:"taskName"`
+	TaskState    string `json:"taskState"`
+	Assignee     string `json:"assignee"`
+	Owner        string `json:"owner"`
+	Tenant       string `json:"tenant"`
+	CaseID       string `json:"caseInstanceId"`
+	CaseName     string `json:"caseName"`
+	Role         string `json:"role"`
+	LastModified string `json:"lastModified"`
+	ModifiedBy   string `json:"modifiedBy"`
+	DueDate      string `json:"dueDate"`
+	CreatedOn    string `json:"createdOn"`
+	CreatedBy    string `json:"createdBy"`
+	ActivatedOn  string `json:"activatedOn"`
+	// TaskDuration is the period from activation to the due date; null
+	// without a due date.
+	TaskDuration  *string         `json:"taskDuration"`
+	Documentation string          `json:"documentation"`
+	Input         json.RawMessage `json:"input"`
+	Output        json.RawMessage `json:"output"`
+	TaskModel     json.RawMessage `json:"taskModel"`
+	MayPerform    *bool           `json:"mayPerform,omitempty"`
 }
 
 func toTaskJSON(t service.Task) taskJSON {
@@ -38,7 +42,10 @@ func toTaskJSON(t service.Task) taskJSON {
 		Input: jsonOr(t.Input, "{}"), Output: jsonOr(t.Output, "{}"), TaskModel: taskModel(t.TaskModel)}
 	if t.DueDate != nil {
 		out.DueDate = instant(*t.DueDate)
+		d := service.TaskDuration(t.ActivatedOn, t.DueDate)
+		out.TaskDuration = &d
 	}
+	out.Documentation = t.Documentation
 	return out
 }
 

@@ -180,9 +180,10 @@ func TestTaskWorkflow(t *testing.T) {
 }
 
 // TestConcurrentClaims: fifty role holders claim one unassigned task at
-// once. Exactly one wins; the others are refused with a clear message;
-// nothing is half-applied or lost: the task is assigned to the winner and
-// its history holds one claim.
+// once. As in the reference engine a claim takes the task over from whoever
+// holds it, so every claim that is not refused for contention wins in turn;
+// nothing is half-applied or lost: the history holds one claim per winner
+// and the task ends with one of them.
 func TestConcurrentClaims(t *testing.T) {
 	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
 		id := setupIncident(t, env, 1)
@@ -214,8 +215,8 @@ func TestConcurrentClaims(t *testing.T) {
 			switch s {
 			case http.StatusAccepted:
 				winners[fmt.Sprintf("agent%02d", i)] = true
-			case http.StatusBadRequest, http.StatusServiceUnavailable:
-				if !strings.Contains(bodies[i], "claimed") && !strings.Contains(bodies[i], "try again") {
+			case http.StatusServiceUnavailable:
+				if !strings.Contains(bodies[i], "try again") {
 					t.Errorf("unclear refusal: %d %s", s, bodies[i])
 				}
 			default:
@@ -223,7 +224,7 @@ func TestConcurrentClaims(t *testing.T) {
 			}
 		}
 		tk := taskNamed(t, env, "alice", id, "Triage")
-		if len(winners) != 1 || tk.TaskState != "Assigned" || !winners[tk.Assignee] || tk.Owner != tk.Assignee {
+		if len(winners) == 0 || tk.TaskState != "Assigned" || !winners[tk.Assignee] || tk.Owner != tk.Assignee {
 			t.Fatalf("task after the race: %+v; winners %v", tk, winners)
 		}
 		var events []struct{ Type string }
@@ -242,7 +243,7 @@ func TestConcurrentClaims(t *testing.T) {
 }
 
 // TestClaimTakeover: a role holder may take over a task someone else
-// claimed, but not in the moments right after that claim.
+// claimed at once (reference §5 (d)): no grace period protects the holder.
 func TestClaimTakeover(t *testing.T) {
 	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
 		clk := &clock{now: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
@@ -254,15 +255,20 @@ func TestClaimTakeover(t *testing.T) {
 			Body: map[string]any{"userId": "cora", "caseRoles": []string{"Agent"}}}), 200, "{}")
 		triage := taskNamed(t, env, "alice", id, "Triage")
 		expect(t, taskDo(env, "carl", "PUT", triage.ID, "claim", nil), 202, "{}")
-		clk.Add(2 * time.Second)
-		resp := taskDo(env, "cora", "PUT", triage.ID, "claim", nil)
-		if resp.Status != 400 || !strings.Contains(resp.Body, "just claimed by 'carl'") {
-			t.Fatalf("claim right after carl's: %d %s", resp.Status, resp.Body)
-		}
-		clk.Add(time.Minute)
 		expect(t, taskDo(env, "cora", "PUT", triage.ID, "claim", nil), 202, "{}")
 		if tk := taskNamed(t, env, "alice", id, "Triage"); tk.Assignee != "cora" || tk.Owner != "cora" {
 			t.Fatalf("after the takeover: %+v", tk)
+		}
+		var events []struct{ Type string }
+		env.Do(servertest.Request{Method: "GET", Path: "/cases/" + id + "/history/events", User: "alice"}).JSON(t, &events)
+		claims := 0
+		for _, e := range events {
+			if e.Type == "HumanTaskClaimed" {
+				claims++
+			}
+		}
+		if claims != 2 {
+			t.Fatalf("%d HumanTaskClaimed events, want 2", claims)
 		}
 	})
 }

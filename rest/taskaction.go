@@ -105,7 +105,9 @@ func taskOutput(r *http.Request) (map[string]any, error) {
 		return nil, err
 	}
 	var output map[string]any
-	if err := json.Unmarshal(raw, &output); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&output); err != nil {
 		return nil, service.E(op, service.Invalid, "The request content was malformed: the task output must be a JSON object")
 	}
 	return output, nil

@@ -58,6 +58,11 @@ const msgCaseNotFoundFmt = "A case with id '%s' cannot be found."
 // who may see it afterwards.
 func (s *Service) StartCase(ctx context.Context, who auth.Identity, in StartCaseInput) (CaseStarted, error) {
 	const op = "service.StartCase"
+	if who.UserID == "" {
+		// A token may carry an empty subject; the reference engine lets it
+		// in and refuses its commands.
+		return CaseStarted{}, E(op, Invalid, "User information is missing in command of type StartCase")
+	}
 	tenant := strings.TrimSpace(in.Tenant)
 	if tenant == "" {
 		tenant = s.defaultTenant
@@ -70,6 +75,13 @@ func (s *Service) StartCase(ctx context.Context, who auth.Identity, in StartCase
 	}
 	var out CaseStarted
 	err := s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
+		// The reference engine keeps one id space for cases and tenants:
+		// StartCase to a tenant's id reaches that tenant and fails.
+		if _, err := db.GetTenant(ctx, tx, id); err == nil {
+			return E(op, Invalid, msgStartCaseFailure)
+		} else if !errors.Is(err, db.ErrNotFound) {
+			return err
+		}
 		t, err := db.GetTenant(ctx, tx, tenant)
 		if errors.Is(err, db.ErrNotFound) || (err == nil && !t.Enabled) {
 			return Ef(op, NotFound, "An active tenant with id '%s' cannot be found.", tenant)
@@ -111,7 +123,7 @@ func (s *Service) StartCase(ctx context.Context, who auth.Identity, in StartCase
 			RootCaseID: id, CreatedOn: now, CreatedBy: who.UserID}
 		if _, err := s.saveCase(ctx, tx, def, rec, c, events, who, nil); err != nil {
 			if errors.Is(err, db.ErrExists) {
-				return E(op, Invalid, "Failure while handling message StartCase. Check the server logs for more details")
+				return E(op, Invalid, msgStartCaseFailure)
 			}
 			return err
 		}
@@ -121,6 +133,10 @@ func (s *Service) StartCase(ctx context.Context, who auth.Identity, in StartCase
 	})
 	return out, err
 }
+
+// msgStartCaseFailure is the reference engine's answer to a StartCase on
+// an id that is taken, by a case or a tenant.
+const msgStartCaseFailure = "Failure while handling message StartCase. Check the server logs for more details"
 
 // saveCase stores a case after a command, with its read tables. before,
 // when not nil, is the case as the command found it: then only the read
@@ -146,6 +162,9 @@ func (s *Service) saveCase(ctx context.Context, idb bun.IDB, def *cmmn.Case, rec
 		MaxFileSize: s.limits.CaseFileBytes}
 	if before != nil {
 		w.Before = &db.ReadState{State: before, Identifiers: identifiersOf(def, before), Timers: before.Timers()}
+	}
+	if newTimers(w) {
+		noteTimersSet(ctx)
 	}
 	v, err := db.SaveCase(ctx, idb, w)
 	return v, fileTooLarge("service.saveCase", err)
@@ -235,24 +254,11 @@ func (s *Service) memberCase(ctx context.Context, idb bun.IDB, op string, who au
 // caseCommand runs one engine command on a case for a team member, in one
 // transaction, retried when another command on the case won the race.
 func (s *Service) caseCommand(ctx context.Context, op string, who auth.Identity, id string, cmd engine.Command) (LastModified, error) {
-	return s.caseCommandIf(ctx, op, who, id, cmd, nil)
-}
-
-// caseCommandIf is caseCommand with a precondition checked on the
-// case as the command's transaction finds it (on every attempt): it may
-// refuse what was meant for the state the caller saw.
-func (s *Service) caseCommandIf(ctx context.Context, op string, who auth.Identity, id string, cmd engine.Command,
-	precondition func(c *engine.Case) error) (LastModified, error) {
 	var lm LastModified
 	err := s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
 		ca, err := s.memberCase(ctx, tx, op, who, id)
 		if err != nil {
 			return err
-		}
-		if precondition != nil {
-			if err := precondition(ca.c); err != nil {
-				return err
-			}
 		}
 		def, err := s.caseDefinition(ctx, tx, ca.rec, ca.c)
 		if err != nil {

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/uptrace/bun"
 
 	"github.com/casegraph/casegraph/auth"
 	"github.com/casegraph/casegraph/db"
 	"github.com/casegraph/casegraph/engine"
+	"github.com/casegraph/casegraph/engine/cmmn"
 )
 
 // CaseQuery filters and pages a case list, as GET /cases does.
@@ -127,6 +129,27 @@ type CaseView struct {
 	CaseRoles []string
 	// Actor is the caller as the case sees it.
 	Actor engine.Actor
+
+	def  *cmmn.Case
+	perf *performCache
+}
+
+// performCache holds a view's mayPerform predicate, built on first use:
+// copies of the view share it.
+type performCache struct {
+	once sync.Once
+	may  func(taskID string) bool
+}
+
+// MayPerform reports whether the viewing caller may work on task taskID
+// now, by the engine's own claim check (role or assignee, four-eyes,
+// rendez-vous): the truth the mayPerform fields tell.
+func (v CaseView) MayPerform(taskID string) bool {
+	if v.perf == nil {
+		return engine.MayPerform(v.def, v.State, v.Actor)(taskID)
+	}
+	v.perf.once.Do(func() { v.perf.may = engine.MayPerform(v.def, v.State, v.Actor) })
+	return v.perf.may(taskID)
 }
 
 // Identifier is a business identifier of a case.
@@ -194,7 +217,7 @@ func (s *Service) caseView(ctx context.Context, rec CaseRecord, c *Case) (CaseVi
 	if err != nil {
 		return CaseView{}, err
 	}
-	v := CaseView{Record: rec, State: c, CaseRoles: []string{}}
+	v := CaseView{Record: rec, State: c, CaseRoles: []string{}, def: def, perf: &performCache{}}
 	for _, r := range def.Roles() {
 		v.CaseRoles = append(v.CaseRoles, r.Name())
 	}
@@ -344,20 +367,24 @@ func (s *Service) PlanItemHistory(ctx context.Context, who auth.Identity, caseID
 	var order []string
 	byItem := map[string][]PlanItemHistoryRecord{}
 	for _, e := range events {
-		if e.Type != "PlanItemTransitioned" && e.Type != "PlanItemCreated" {
+		switch e.Type {
+		case "PlanItemCreated", "PlanItemTransitioned", "RepetitionRuleEvaluated", "RequiredRuleEvaluated":
+		default:
 			continue
 		}
 		var p struct {
 			PlanItemID   string `json:"planItemId"`
 			Name         string `json:"name"`
-			Index        int    `json:"index"`
+			Index        *int   `json:"index"`
 			StageID      string `json:"stageId"`
 			CurrentState string `json:"currentState"`
 			HistoryState string `json:"historyState"`
 			Type         string `json:"type"`
 			Transition   string `json:"transition"`
-			Repeating    bool   `json:"repeating"`
-			Required     bool   `json:"required"`
+			Repeating    *bool  `json:"repeating"`
+			Required     *bool  `json:"required"`
+			IsRepeating  *bool  `json:"isRepeating"`
+			IsRequired   *bool  `json:"isRequired"`
 		}
 		if err := json.Unmarshal(e.Payload, &p); err != nil || p.PlanItemID == "" {
 			continue
@@ -365,16 +392,33 @@ func (s *Service) PlanItemHistory(ctx context.Context, who auth.Identity, caseID
 		if planItemID != "" && p.PlanItemID != planItemID {
 			continue
 		}
-		if _, ok := byItem[p.PlanItemID]; !ok {
+		rows, ok := byItem[p.PlanItemID]
+		if !ok {
 			order = append(order, p.PlanItemID)
 		}
-		n := len(byItem[p.PlanItemID])
-		byItem[p.PlanItemID] = append(byItem[p.PlanItemID], PlanItemHistoryRecord{
-			ID: p.PlanItemID + "_" + strconv.Itoa(n), PlanItemID: p.PlanItemID, Name: p.Name, Index: p.Index, StageID: p.StageID,
-			CaseID: caseID, CurrentState: p.CurrentState, HistoryState: p.HistoryState, Type: p.Type, Transition: p.Transition,
-			Repeating: p.Repeating, Required: p.Required, LastModified: e.At.UTC().Format("2006-01-02T15:04:05.999999999Z07:00"),
-			ModifiedBy: e.UserID, EventType: e.Type, SequenceNr: e.Seq,
-		})
+		// A rule event names only what it decided: the row shows the
+		// item as the previous one did, with that decision merged in.
+		var rec PlanItemHistoryRecord
+		if len(rows) > 0 {
+			rec = rows[len(rows)-1]
+		}
+		rec.PlanItemID, rec.Name, rec.CaseID, rec.Type = p.PlanItemID, p.Name, caseID, p.Type
+		if e.Type == "PlanItemCreated" || e.Type == "PlanItemTransitioned" {
+			rec.StageID, rec.CurrentState, rec.HistoryState, rec.Transition = p.StageID, p.CurrentState, p.HistoryState, p.Transition
+		}
+		if p.Index != nil {
+			rec.Index = *p.Index
+		}
+		for _, b := range []struct{ from, to *bool }{{p.Repeating, &rec.Repeating}, {p.IsRepeating, &rec.Repeating},
+			{p.Required, &rec.Required}, {p.IsRequired, &rec.Required}} {
+			if b.from != nil {
+				*b.to = *b.from
+			}
+		}
+		rec.ID = p.PlanItemID + "_" + strconv.Itoa(len(rows))
+		rec.LastModified = e.At.UTC().Format("2006-01-02T15:04:05.999999999Z07:00")
+		rec.ModifiedBy, rec.EventType, rec.SequenceNr = e.UserID, e.Type, e.Seq
+		byItem[p.PlanItemID] = append(rows, rec)
 	}
 	if planItemID != "" && len(order) == 0 {
 		return nil, Ef(op, NotFound, "A plan item with id '%s' cannot be found.", planItemID)

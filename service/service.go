@@ -44,6 +44,10 @@ type Config struct {
 	// Limits bound the size of what a caller may send; zero fields take
 	// their defaults (DefaultLimits).
 	Limits Limits
+	// TimerFired, when set, is called after each timer fired, with the
+	// moment it was due and the moment it fired: a signal for tests and
+	// monitoring.
+	TimerFired func(t db.DueTimer, firedAt time.Time)
 }
 
 // Service runs CaseGraph's commands and queries.
@@ -58,6 +62,11 @@ type Service struct {
 	definitions    *definitionCache
 	httpClient     *http.Client
 	limits         Limits
+	timerFired     func(db.DueTimer, time.Time)
+	// timerWake tells RunTimers that a command of this process stored a
+	// timer, which may be due before the one it waits for. It only saves
+	// waiting: which timers are due is always read from the database.
+	timerWake chan struct{}
 }
 
 // New returns a Service over an open, migrated database.
@@ -73,6 +82,8 @@ func New(d *db.DB, cfg Config) *Service {
 		definitions:    newDefinitionCache(256),
 		httpClient:     cfg.HTTPClient,
 		limits:         cfg.Limits.withDefaults(),
+		timerFired:     cfg.TimerFired,
+		timerWake:      make(chan struct{}, 1),
 	}
 	if s.httpClient == nil {
 		s.httpClient = &http.Client{Timeout: 10 * time.Second}
@@ -104,8 +115,15 @@ const maxAttempts = 5
 // back classified.
 func (s *Service) command(ctx context.Context, op string, fn func(ctx context.Context, tx bun.Tx) error) error {
 	var err error
+	timers := new(bool)
+	ctx = context.WithValue(ctx, timersSetKey{}, timers)
 	for attempt := 0; attempt < maxAttempts; attempt++ {
+		*timers = false
 		err = s.db.InTx(ctx, fn)
+		if err == nil && *timers {
+			// Only now, committed, can the timer runner see the timer.
+			s.wakeTimers()
+		}
 		if !errors.Is(err, db.ErrStaleVersion) {
 			break
 		}

@@ -3,11 +3,13 @@ package service
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/casegraph/casegraph/auth"
 	"github.com/casegraph/casegraph/db"
+	"github.com/casegraph/casegraph/engine"
 )
 
 // Task is a human task as the task lists show it.
@@ -143,11 +145,47 @@ func (s *Service) CaseTasks(ctx context.Context, who auth.Identity, caseID strin
 	if err != nil {
 		return nil, wrap(op, err)
 	}
+	def, err := s.caseDefinition(ctx, s.db, ca.rec, ca.c)
+	if err != nil {
+		return nil, wrap(op, err)
+	}
+	may := engine.MayPerform(def, ca.c, ca.actor)
 	out := make([]CaseTask, len(rows))
 	for i, t := range rows {
-		out[i] = CaseTask{Task: t, MayPerform: ca.actor.HasRole(t.Role) || t.Assignee == who.UserID}
+		out[i] = CaseTask{Task: t, MayPerform: may(t.ID)}
 	}
 	return out, nil
+}
+
+// TaskDuration is the period between a task's activation and its due
+// date, written as Java's Duration.toString writes it (PT2M, PT48H,
+// PT1.5S), as the reference engine's task records carry it; "" without a
+// due date.
+func TaskDuration(activatedOn time.Time, due *time.Time) string {
+	if due == nil {
+		return ""
+	}
+	d := due.Sub(activatedOn)
+	if d == 0 {
+		return "PT0S"
+	}
+	sign := ""
+	if d < 0 {
+		sign, d = "-", -d
+	}
+	h, m := d/time.Hour, (d%time.Hour)/time.Minute
+	sec := d % time.Minute
+	out := "PT"
+	if h > 0 {
+		out += sign + strconv.FormatInt(int64(h), 10) + "H"
+	}
+	if m > 0 {
+		out += sign + strconv.FormatInt(int64(m), 10) + "M"
+	}
+	if sec > 0 {
+		out += sign + strings.TrimRight(strings.TrimRight(strconv.FormatFloat(sec.Seconds(), 'f', 9, 64), "0"), ".") + "S"
+	}
+	return out
 }
 
 // TaskCount is how many tasks a user has claimed and could claim.

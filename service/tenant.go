@@ -85,24 +85,15 @@ func (s *Service) GetTenant(ctx context.Context, who auth.Identity, tenant strin
 	return t, err
 }
 
-// TenantOwners returns the user ids of the tenant's enabled owners. Tenant
-// owners only.
+// TenantOwners returns the user ids of the tenant's enabled owners in the
+// order they were added to the tenant. Tenant owners only.
 func (s *Service) TenantOwners(ctx context.Context, who auth.Identity, tenant string) ([]string, error) {
 	const op = "service.TenantOwners"
 	if _, err := s.tenantOwner(ctx, s.db, op, who, tenant); err != nil {
 		return nil, err
 	}
-	users, err := db.TenantUsers(ctx, s.db, tenant)
-	if err != nil {
-		return nil, wrap(op, err)
-	}
-	owners := []string{}
-	for _, u := range users {
-		if u.IsOwner && u.Enabled {
-			owners = append(owners, u.UserID)
-		}
-	}
-	return owners, nil
+	owners, err := db.TenantOwners(ctx, s.db, tenant)
+	return owners, wrap(op, err)
 }
 
 // TenantUsers returns the tenant's accounts that are enabled (enabled true)

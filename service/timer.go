@@ -49,6 +49,9 @@ func (s *Service) FireDueTimers(ctx context.Context) (int, error) {
 			}
 		default:
 			fired++
+			if s.timerFired != nil {
+				s.timerFired(*claimed, s.now())
+			}
 		}
 	}
 }
@@ -91,20 +94,79 @@ func (s *Service) fireTimer(ctx context.Context, tx bun.Tx, t db.DueTimer) (err 
 	return err
 }
 
-// RunTimers fires due timers every interval until ctx ends.
-func (s *Service) RunTimers(ctx context.Context, interval time.Duration) {
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
+// RunTimers fires due timers until ctx ends. It sleeps until the next
+// timer is due, so that a timer fires at its moment, not at the next poll:
+// it reads the earliest due time from the database after each round, and
+// a command of this process that stores a timer wakes it at once. poll
+// bounds every sleep, so that timers stored by other replicas are seen
+// within poll of being stored. Any number of replicas may run it: each
+// timer is claimed once (see db.ClaimDueTimer).
+func (s *Service) RunTimers(ctx context.Context, poll time.Duration) {
+	wait := time.NewTimer(0)
+	defer wait.Stop()
 	for {
 		if n, err := s.FireDueTimers(ctx); err != nil && ctx.Err() == nil {
 			s.logger.ErrorContext(ctx, "firing timers failed", "err", err)
 		} else if n > 0 {
 			s.logger.DebugContext(ctx, "timers fired", "count", n)
 		}
+		d, err := s.nextTimerWait(ctx, poll)
+		if err != nil && ctx.Err() == nil {
+			s.logger.ErrorContext(ctx, "reading the next timer failed", "err", err)
+		}
+		wait.Reset(d)
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick.C:
+		case <-wait.C:
+		case <-s.timerWake:
+			// Since Go 1.23 Reset after Stop leaves no stale tick.
+			wait.Stop()
 		}
 	}
+}
+
+// nextTimerWait is how long RunTimers may sleep: until the earliest timer
+// is due, at most poll.
+func (s *Service) nextTimerWait(ctx context.Context, poll time.Duration) (time.Duration, error) {
+	due, ok, err := db.NextTimerDue(ctx, s.db)
+	if err != nil || !ok {
+		return poll, err
+	}
+	return min(max(due.Sub(s.now()), 0), poll), nil
+}
+
+// wakeTimers tells RunTimers to look at the timers again.
+func (s *Service) wakeTimers() {
+	select {
+	case s.timerWake <- struct{}{}:
+	default: // a wake-up is already pending
+	}
+}
+
+type timersSetKey struct{}
+
+// noteTimersSet records, for the command running in ctx, that it stored a
+// new or moved timer; the command wakes the runner once committed.
+func noteTimersSet(ctx context.Context) {
+	if p, ok := ctx.Value(timersSetKey{}).(*bool); ok {
+		*p = true
+	}
+}
+
+// newTimers reports whether a case write stores a timer that was not
+// stored before, or stores it for another moment.
+func newTimers(w db.CaseWrite) bool {
+	old := map[string]time.Time{}
+	if w.Before != nil {
+		for _, t := range w.Before.Timers {
+			old[t.PlanItemID] = t.Due
+		}
+	}
+	for _, t := range w.Timers {
+		if due, ok := old[t.PlanItemID]; !ok || !due.Equal(t.Due) {
+			return true
+		}
+	}
+	return false
 }

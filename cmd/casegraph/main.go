@@ -88,6 +88,7 @@ func parseConfig(name string, args []string, stderr io.Writer) (server.Config, e
 	var (
 		cfg             server.Config
 		owners, issuers string
+		timerInterval   string
 		dev             bool
 	)
 	fs.StringVar(&cfg.Addr, "addr", env("CASEGRAPH_ADDR", ":2027"), "listen address (CASEGRAPH_ADDR)")
@@ -98,6 +99,8 @@ func parseConfig(name string, args []string, stderr io.Writer) (server.Config, e
 	fs.StringVar(&cfg.OIDCKeysURL, "oidc-keys-url", env("CASEGRAPH_OIDC_KEYS_URL", ""), "static JWKS URL for a single issuer (CASEGRAPH_OIDC_KEYS_URL)")
 	fs.StringVar(&cfg.UserIDClaim, "user-id-claim", env("CASEGRAPH_USER_ID_CLAIM", "sub"), "token claim holding the user id (CASEGRAPH_USER_ID_CLAIM)")
 	fs.StringVar(&cfg.DefaultTenant, "default-tenant", env("CASEGRAPH_DEFAULT_TENANT", "world"), "tenant used when a request names none (CASEGRAPH_DEFAULT_TENANT)")
+	fs.StringVar(&timerInterval, "timer-interval", env("CASEGRAPH_TIMER_INTERVAL", "200ms"),
+		"longest sleep of the timer runner; bounds the delay of timers stored by other replicas (CASEGRAPH_TIMER_INTERVAL)")
 	fs.BoolVar(&dev, "dev", envBool("CASEGRAPH_DEV"), "development mode: trust a local signing key; platform owner defaults to admin (CASEGRAPH_DEV)")
 	cfg.RegisterFlags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -106,6 +109,11 @@ func parseConfig(name string, args []string, stderr io.Writer) (server.Config, e
 	if fs.NArg() > 0 {
 		return server.Config{}, fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
+	d, err := time.ParseDuration(timerInterval)
+	if err != nil || d <= 0 {
+		return server.Config{}, fmt.Errorf("CASEGRAPH_TIMER_INTERVAL (--timer-interval) must be a positive duration such as 200ms, not %q", timerInterval)
+	}
+	cfg.TimerInterval = d
 	cfg.PlatformOwners = server.SplitList(owners)
 	cfg.OIDCIssuers = server.SplitList(issuers)
 	cfg.Dev = dev

@@ -52,6 +52,10 @@ const (
 // propertyTypePrefix is the URI prefix of CMMN property types.
 const propertyTypePrefix = "http://www.omg.org/spec/CMMN/PropertyType/"
 
+// PropertyTypeURI returns the full CMMN URI of a property type, as the
+// reference engine names it in messages.
+func PropertyTypeURI(t PropertyType) string { return propertyTypePrefix + string(t) }
+
 func parsePropertyType(uri string) (PropertyType, bool) {
 	if uri == "" {
 		return PropertyUnspecified, true

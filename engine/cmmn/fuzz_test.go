@@ -21,7 +21,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte(`<!DOCTYPE d [<!ENTITY a "b">]><definitions/>`))
-	f.Add([]byte(`<definitions xmlns="http://www.omg.org/spec/CMMN/20151109/MODEL"><case id="c" name="c"><casePlanModel id="p"/></case></definitions>`))
+	f.Add([]byte(`<definitions xmlns="http://www.omg.org/spec/CMMN/20151109/MODEL"><case id="c" name="c"><casePlanModel id="p" name="p"/></case></definitions>`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := Parse(data)
 		if err != nil {

@@ -73,8 +73,14 @@ func (b *builder) budget(n int) bool {
 }
 
 // casef reports a problem inside a case, prefixed with the case's name.
+// The prefix is the case's definition id, as the reference engine's
+// messages have it.
 func (b *builder) casef(c *Case, format string, args ...any) {
-	b.problemf("%s: %s", caseLabel(c), fmt.Sprintf(format, args...))
+	label := c.id
+	if label == "" {
+		label = caseLabel(c)
+	}
+	b.problemf("%s: %s", label, fmt.Sprintf(format, args...))
 }
 
 func caseLabel(c *Case) string {

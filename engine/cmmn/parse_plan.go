@@ -12,7 +12,11 @@ func (b *builder) casePlan(c *Case, n *Node) {
 	s := &Stage{definitionBase: definitionBase{element: elem(n), c: c, typ: TypeCasePlan}}
 	s.autoComplete = boolAttr(n, "autoComplete", false)
 	if s.name == "" {
-		s.name = c.name // the reference engine names the case plan after the case
+		if n.Attr("id") != "" || len(n.children) > 0 {
+			// A case without a casePlanModel has its own message.
+			b.casef(c, "The CasePlan with id %s must have a name", s.id)
+		}
+		s.name = c.name
 	}
 	b.add(c, s.id, s)
 	pi := &PlanItem{element: s.element, c: c, definition: s}
@@ -61,7 +65,7 @@ var definitionTypes = map[string]PlanItemType{
 func (b *builder) definition(c *Case, n *Node) PlanItemDefinition {
 	base := definitionBase{element: elem(n), c: c, typ: definitionTypes[n.name]}
 	if base.name == "" {
-		b.casef(c, "%s has no name; every %s needs one", base.describe(n.name), n.name)
+		b.casef(c, "The %s with id %s must have a name", base.typ, base.id)
 	}
 	if dc := n.Child("defaultControl"); dc != nil {
 		base.control = b.itemControl(c, dc, base.describe(n.name))

@@ -298,6 +298,22 @@ func (p *PlanItem) RendezVous() []*PlanItem { return clip(p.rendezVous) }
 // transitions.
 func (p *PlanItem) Listeners() []*PlanItemOnPart { return clip(p.listeners) }
 
+// xmlText renders the plan item's element for messages that show it.
+func (p *PlanItem) xmlText() string {
+	kind := "planItem"
+	if p.IsDiscretionary() {
+		kind = "discretionaryItem"
+	}
+	out := "<" + kind
+	if p.id != "" {
+		out += fmt.Sprintf(" id=%q", p.id)
+	}
+	if p.name != "" {
+		out += fmt.Sprintf(" name=%q", p.name)
+	}
+	return out + "/>"
+}
+
 func (p *PlanItem) describe() string {
 	if p.c != nil && p == p.c.plan {
 		return p.element.describe("casePlanModel")

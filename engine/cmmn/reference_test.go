@@ -16,24 +16,29 @@ const reference = "../../../shared/cmmn"
 // the problems that explain why it is invalid.
 var invalidReference = map[string][]string{
 	"invalid.xml": {
-		`case "invalid": planItemOnPart with id "ref_id_cm_csQA1_4" in sentry with id "s__5pggsv_0": sourceRef "cm_csQA1_4" does not refer to a plan item`,
+		`invalid.case: A plan item with name 'cm_csQA1_4' is referenced from entryCriterion s__5pggsv_0, but it does not exist in the case plan model`,
 		`applicabilityRule "isValid" (id "rule_csQA1_1") of planningTable with id "pt_cm_undefined_3" has an invalid expression`,
 	},
 	"invalidmissingname.xml": {
-		`case "invalidmissingname": humanTask with id "ht__QTMkS_0" has no name`,
-		`case "invalidmissingname": milestone with id "ms__QTMkS_0" has no name`,
+		`invalidmissingname.case: The CasePlan with id cm__QTMkS_0 must have a name`,
+		`invalidmissingname.case: The HumanTask with id ht__QTMkS_0 must have a name`,
+		`invalidmissingname.case: The Milestone with id ms__QTMkS_0 must have a name`,
 	},
 	"invalidrecursion.xml": {
-		`case "invalidrecursion": planItem "invalidrecursion" (id "pi_ct__vxj5Z_0") is a case task that starts its own case again`,
+		"invalidrecursion.case: CaseTask 'invalidrecursion' leads to infinite recursion, because\n CaseTask['invalidrecursion'] does not have entry criteria" +
+			"\n and Stage['Stage without entry criterion'] does not have entry criteria\n and invalidrecursion always starts immediately",
 	},
 	"invalidrecursion2.xml": {
-		`case "invalidrecursion2": planItem "invalidrecursion2" (id "pi_ct__Ajqyl_0") is a case task that starts its own case again`,
+		"invalidrecursion2.case: CaseTask 'invalidrecursion2' leads to infinite recursion, because\n CaseTask['invalidrecursion2'] depends on a milestone that occurs immediately" +
+			"\n and invalidrecursion2 always starts immediately",
 	},
 	"invalidrecursion3.xml": {
-		`case "invalidrecursion3": planItem "invalidrecursion3" (id "pi_ct__9Et6z_0") is a case task that starts its own case again`,
+		"invalidrecursion3.case: CaseTask 'invalidrecursion3' leads to infinite recursion, because\n CaseTask['invalidrecursion3'] does not have entry criteria" +
+			"\n and Stage['Stage_0'] depends on a milestone that occurs immediately\n and invalidrecursion3 always starts immediately",
 	},
 	"invalidrecursion4.xml": {
-		`case "invalidrecursion4": planItem "invalidrecursion4" (id "pi_ct__2P2HC_0") is a case task that starts its own case again`,
+		"invalidrecursion4.case: CaseTask 'invalidrecursion4' leads to infinite recursion, because\n CaseTask['invalidrecursion4'] has an entry criterion with only an if part expression" +
+			"\n and invalidrecursion4 always starts immediately",
 	},
 }
 

@@ -69,7 +69,11 @@ func (b *builder) resolvePlanItems(c *Case) {
 		if p != c.plan {
 			def, ok := lookup[PlanItemDefinition](c, p.definitionRef)
 			if !ok || def.Type() == TypeCasePlan {
-				b.casef(c, "%s: definitionRef %q does not refer to a stage, task, milestone or event listener", p.describe(), p.definitionRef)
+				if p.definitionRef == "" {
+					b.casef(c, "The attribute definitionRef is missing from the element %s", p.xmlText())
+				} else {
+					b.casef(c, "Plan item %s refers to a definition named %s, but that definition is not found", p.name, p.definitionRef)
+				}
 				def = &Milestone{definitionBase: definitionBase{c: c, typ: TypeMilestone}} // keeps later checks quiet
 			}
 			p.definition = def
@@ -153,7 +157,11 @@ func (b *builder) resolveSentries(c *Case) {
 		for _, o := range s.planOnParts {
 			src, ok := lookup[*PlanItem](c, o.sourceRef)
 			if !ok {
-				b.casef(c, "%s: sourceRef %q does not refer to a plan item or discretionary item", o.label(), o.sourceRef)
+				kind := EntryCriterion
+				if len(s.criteria) > 0 {
+					kind = s.criteria[0].kind
+				}
+				b.casef(c, "A plan item with name '%s' is referenced from %s %s, but it does not exist in the case plan model", o.sourceRef, kind, s.id)
 			} else {
 				o.source = src
 				src.listeners = append(src.listeners, o)

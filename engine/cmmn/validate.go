@@ -25,7 +25,11 @@ func (b *builder) validateCase(c *Case) {
 			b.casef(c, "%s has no id", p.describe())
 		}
 		if p.name == "" {
-			b.casef(c, "%s has no name, and neither has its definition", p.describe())
+			what := "plan item"
+			if p.IsDiscretionary() {
+				what = "discretionary item"
+			}
+			b.casef(c, "The %s with id %s must have a name", what, p.id)
 		}
 		if len(p.fourEyes)+len(p.rendezVous) == 0 {
 			continue
@@ -126,8 +130,7 @@ func (b *builder) recursion(d *Definitions) {
 				chain = " (" + chainText(append([]*Case{c}, g.path(e.to, c)...)) + ")"
 			}
 			if e.to == c {
-				b.casef(c, "%s is a case task that starts its own case again as soon as it can, without waiting for a user%s; such a recursive definition would start sub cases without end",
-					e.task.describe(), chain)
+				b.casef(c, "CaseTask '%s' leads to infinite recursion, because\n %s", e.task.name, strings.Join(a.links(e.task), "\n and "))
 			} else {
 				b.casef(c, "%s is a case task that starts case %q, which starts this case again without waiting for a user%s; such a recursive definition would start sub cases without end",
 					e.task.describe(), e.to.name, chain)
@@ -258,6 +261,58 @@ func (a *autoStart) item(p *PlanItem) bool {
 		a.memo[p] = yes
 	}
 	return ok
+}
+
+// links explains, the reference engine's way, why p starts as soon as its
+// case does: a link per item from p up through its stages, each with its
+// reason, ending with the case plan.
+func (a *autoStart) links(p *PlanItem) []string {
+	var out []string
+	for x := p; x != nil; {
+		if x == x.c.plan {
+			return append(out, x.name+" always starts immediately")
+		}
+		out = append(out, fmt.Sprintf("%s['%s'] %s", x.Type(), x.name, a.reason(x)))
+		var next *PlanItem
+		if x.parent != nil {
+			for _, u := range x.parent.usedBy {
+				if a.item(u) {
+					next = u
+					break
+				}
+			}
+		}
+		x = next
+	}
+	return out
+}
+
+// reason says why an item that starts without a user does so.
+func (a *autoStart) reason(p *PlanItem) string {
+	if len(p.entry) == 0 {
+		return "does not have entry criteria"
+	}
+	for _, cr := range p.entry {
+		s := cr.sentry
+		if s == nil || !a.sentry(s) {
+			continue
+		}
+		if len(s.fileOnParts) > 0 {
+			return "depends on a case file item that may get created immediately through a case input parameter"
+		}
+		for _, o := range s.planOnParts {
+			switch o.source.Type() {
+			case TypeMilestone:
+				return "depends on a milestone that occurs immediately"
+			case TypeTimerEvent:
+				return "depends on a timer that will not be canceled"
+			default:
+				return fmt.Sprintf("depends on %s['%s'] that starts immediately", o.source.Type(), o.source.name)
+			}
+		}
+		return "has an entry criterion with only an if part expression"
+	}
+	return "does not have entry criteria"
 }
 
 func (a *autoStart) compute(p *PlanItem) bool {

@@ -19,12 +19,12 @@ func TestInvalidModels(t *testing.T) {
 		{"invalid_references.xml", []string{
 			`caseFileItem "A" (id "cfi_a"): definitionRef "no.such.type" does not refer to a caseFileItemDefinition`,
 			`case input parameter "In" (id "cin"): bindingRef "no_such_case_binding" does not refer to a caseFileItem`,
-			`planItem "Ghost" (id "pi_ghost"): definitionRef "no_such_definition" does not refer to a stage, task, milestone or event listener`,
+			`refs.case: Plan item Ghost refers to a definition named no_such_definition, but that definition is not found`,
 			`entryCriterion with id "crit_missing" of planItem "Task" (id "pi_task"): sentryRef "no_such_sentry" does not refer to a sentry`,
 			`four_eyes taskRef "no_such_task" does not refer to a plan item`,
 			`discretionaryItem "Disc" (id "di"): authorizedRoleRefs "no_such_role" does not refer to a case role`,
 			`discretionaryItem "Disc" (id "di"): applicabilityRuleRefs "no_such_rule" does not refer to an applicabilityRule`,
-			`planItemOnPart with id "op_src" in sentry with id "s_bad": sourceRef "no_such_item" does not refer to a plan item`,
+			`refs.case: A plan item with name 'no_such_item' is referenced from entryCriterion s_bad, but it does not exist in the case plan model`,
 			`planItemOnPart with id "op_exit" in sentry with id "s_bad": exitCriterionRef "no_such_criterion" does not refer to an exitCriterion`,
 			`caseFileItemOnPart with id "op_file" in sentry with id "s_bad": sourceRef "no_such_file_item" does not refer to a caseFileItem`,
 			`input parameter "X" (id "in_x") of humanTask "Task" (id "ht_task"): bindingRef "no_such_binding" does not refer to a caseFileItem`,
@@ -41,12 +41,12 @@ func TestInvalidModels(t *testing.T) {
 		}},
 		{"invalid_duplicate_ids.xml", []string{
 			`process "ProcessA" (id "shared") has the same id as caseFileItemDefinition "TypeA" (id "shared"); ids must be unique in the document`,
-			`case "Dup": planItem "Task" (id "x1") has the same id as caseFileItem "Item" (id "x1"); ids must be unique within a case`,
-			`case "Dup": sentry with id "pi_b" has the same id as planItem "Other" (id "pi_b")`,
+			`dup.case: planItem "Task" (id "x1") has the same id as caseFileItem "Item" (id "x1"); ids must be unique within a case`,
+			`dup.case: sentry with id "pi_b" has the same id as planItem "Other" (id "pi_b")`,
 			`case "Dup again" (id "dup.case") has the same id as case "Dup" (id "dup.case")`,
 		}},
 		{"invalid_duplicate_roles.xml", []string{
-			`case "Roles": case role "Admin" is defined more than once; role names must be unique`,
+			`roles.case: case role "Admin" is defined more than once; role names must be unique`,
 		}},
 		{"invalid_expressions.xml", []string{
 			`repetitionRule with id "rep" of planItem "Task" (id "pi_task") has an invalid expression "task.index <": unexpected end of expression`,
@@ -61,24 +61,26 @@ func TestInvalidModels(t *testing.T) {
 			`timerExpression of timerEvent "Timer" (id "tm") uses expression language "xpath"`,
 		}},
 		{"invalid_recursion.xml", []string{
-			`case "Loop": planItem "Again" (id "pi_again") is a case task that starts its own case again as soon as it can, without waiting for a user (loop.case → loop.case)`,
+			"loop.case: CaseTask 'Again' leads to infinite recursion, because\n CaseTask['Again'] depends on a milestone that occurs immediately" +
+				"\n and Stage['Stage'] does not have entry criteria\n and Loop always starts immediately",
 		}},
 		{"invalid_recursion_indirect.xml", []string{
-			`case "Ping": planItem "Start pong" (id "pi_pong") is a case task that starts case "Pong", which starts this case again without waiting for a user (ping.case → pong.case → ping.case)`,
-			`case "Pong": planItem "Start ping" (id "pi_ping") is a case task that starts case "Ping", which starts this case again without waiting for a user (pong.case → ping.case → pong.case)`,
+			`ping.case: planItem "Start pong" (id "pi_pong") is a case task that starts case "Pong", which starts this case again without waiting for a user (ping.case → pong.case → ping.case)`,
+			`pong.case: planItem "Start ping" (id "pi_ping") is a case task that starts case "Ping", which starts this case again without waiting for a user (pong.case → ping.case → pong.case)`,
 		}},
 		{"invalid_names.xml", []string{
 			`caseFileItemDefinition "T" (id "t") has a property without a name`,
 			`case with id "nameless.case" has no name`,
-			`case with id "nameless.case": caseFileItem with id "cfi_nameless" has no name`,
+			`nameless.case: caseFileItem with id "cfi_nameless" has no name`,
+			`nameless.case: The CasePlan with id plan must have a name`,
 			`role with id "role_nameless" has no name`,
 			`case input parameter with id "in_nameless" has no name`,
-			`humanTask with id "ht_nameless" has no name; every humanTask needs one`,
-			`milestone with id "ms_nameless" has no name; every milestone needs one`,
-			`planItem with id "pi_nameless" has no name, and neither has its definition`,
+			`nameless.case: The HumanTask with id ht_nameless must have a name`,
+			`nameless.case: The Milestone with id ms_nameless must have a name`,
+			`nameless.case: The plan item with id pi_nameless must have a name`,
 		}},
 		{"invalid_stage_cycle.xml", []string{
-			`case "Cycle": stage "A" (id "st_a") contains itself through planItem "A again" (id "pi_a_again"); stages cannot be nested recursively`,
+			`cycle.case: stage "A" (id "st_a") contains itself through planItem "A again" (id "pi_a_again"); stages cannot be nested recursively`,
 		}},
 		{"invalid_values.xml", []string{
 			`property "When" has type "http://www.omg.org/spec/CMMN/PropertyType/timestamp", which is not a CMMN property type`,
@@ -93,11 +95,11 @@ func TestInvalidModels(t *testing.T) {
 			`planItem "Task" (id "pi_task"): four_eyes and rendez_vous may only refer to human tasks, and planItem "Reached" (id "pi_ms") is a milestone`,
 		}},
 		{"invalid_structure.xml", []string{
-			`case "Main": sentry with id "s" has more than one ifPart`,
-			`case "Main": timerEvent "Timer" (id "tm") has no timerExpression`,
+			`main.case: sentry with id "s" has more than one ifPart`,
+			`main.case: timerEvent "Timer" (id "tm") has no timerExpression`,
 			`task "Plain" (id "plain_task"): plain <task> elements are not supported`,
-			`planItem "Plain" (id "pi_plain"): definitionRef "plain_task" does not refer to a stage`,
-			`case "Planless": the case has no casePlanModel`,
+			`main.case: Plan item Plain refers to a definition named plain_task, but that definition is not found`,
+			`planless.case: the case has no casePlanModel`,
 		}},
 	}
 	for _, tt := range tests {
@@ -239,24 +241,24 @@ func TestLargeModels(t *testing.T) {
 		want     string
 	}{
 		{"template bomb", doc(func(b *strings.Builder) {
-			b.WriteString(`<case id="c" name="c"><casePlanModel id="p"><planItem id="pi" name="x" definitionRef="h"/><humanTask id="h" name="h"><extensionElements><cafienne:implementation><task-model>`)
+			b.WriteString(`<case id="c" name="c"><casePlanModel id="p" name="p"><planItem id="pi" name="x" definitionRef="h"/><humanTask id="h" name="h"><extensionElements><cafienne:implementation><task-model>`)
 			b.WriteString(strings.Repeat("${a}", 2_000_000))
 			b.WriteString(`</task-model></cafienne:implementation></extensionElements></humanTask></casePlanModel></case>`)
 		}), 1, "the document has more than 50000 expressions"},
 		{"substitutions", doc(func(b *strings.Builder) {
-			b.WriteString(`<case id="c" name="c"><casePlanModel id="p"><planItem id="pi" name="x" definitionRef="h"/><humanTask id="h" name="h"><extensionElements><cafienne:implementation><task-model>`)
+			b.WriteString(`<case id="c" name="c"><casePlanModel id="p" name="p"><planItem id="pi" name="x" definitionRef="h"/><humanTask id="h" name="h"><extensionElements><cafienne:implementation><task-model>`)
 			b.WriteString(strings.Repeat("${a}", 1001))
 			b.WriteString(`</task-model></cafienne:implementation></extensionElements></humanTask></casePlanModel></case>`)
 		}), 1, "more than 1000 ${...} substitutions"},
 		{"cycle through 5000 cases", doc(func(b *strings.Builder) {
 			for i := range 5000 {
-				fmt.Fprintf(b, `<case id="c%d" name="c%d"><casePlanModel id="p"><planItem id="pi" name="x" definitionRef="t"/><caseTask id="t" name="t" caseRef="c%d"/></casePlanModel></case>`, i, i, (i+1)%5000)
+				fmt.Fprintf(b, `<case id="c%d" name="c%d"><casePlanModel id="p" name="p"><planItem id="pi" name="x" definitionRef="t"/><caseTask id="t" name="t" caseRef="c%d"/></casePlanModel></case>`, i, i, (i+1)%5000)
 			}
-		}), maxProblems + 1, `case "c0": planItem "x" (id "pi") is a case task that starts case "c1", which starts this case again without waiting for a user (c0 → c1 → c2 → c3 → … 4995 more … → c4999 → c0)`},
+		}), maxProblems + 1, `c0: planItem "x" (id "pi") is a case task that starts case "c1", which starts this case again without waiting for a user (c0 → c1 → c2 → c3 → … 4995 more … → c4999 → c0)`},
 		{"many problems", doc(func(b *strings.Builder) {
-			b.WriteString(`<case id="c" name="c"><casePlanModel id="p">`)
+			b.WriteString(`<case id="c" name="c"><casePlanModel id="p" name="p">`)
 			for i := range 5000 {
-				fmt.Fprintf(b, `<planItem id="p%d" name="x" definitionRef="nowhere"/>`, i)
+				fmt.Fprintf(b, `<planItem id="p%d" name="x%d" definitionRef="nowhere"/>`, i, i)
 			}
 			b.WriteString(`</casePlanModel></case>`)
 		}), maxProblems + 1, "and 4000 more problems"},

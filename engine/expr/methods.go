@@ -45,7 +45,7 @@ var methodTable = map[string]methodSpec{
 	"isActive": {0, 0}, "isSuspended": {0, 0}, "isFailed": {0, 0}, "isCompleted": {0, 0},
 	"isTerminated": {0, 0}, "isClosed": {0, 0}, "isDiscarded": {0, 0},
 	// engine object accessors in the reference engine's Java style
-	"getId": {0, 0}, "getName": {0, 0}, "getIndex": {0, 0}, "getState": {0, 0},
+	"getId": {0, 0}, "getName": {0, 0}, "getIndex": {0, 0}, "getState": {0, 0}, "getCurrent": {0, 0},
 }
 
 // MethodNames returns, sorted, the method names expressions may call. An

@@ -39,6 +39,15 @@ func (v *AssignTaskAssignTask) GetRole() *string { return v.TaskFields.Role }
 // GetDueDate returns AssignTaskAssignTask.DueDate, and is useful for accessing the field via an interface.
 func (v *AssignTaskAssignTask) GetDueDate() *time.Time { return v.TaskFields.DueDate }
 
+// GetActivatedOn returns AssignTaskAssignTask.ActivatedOn, and is useful for accessing the field via an interface.
+func (v *AssignTaskAssignTask) GetActivatedOn() time.Time { return v.TaskFields.ActivatedOn }
+
+// GetTaskDuration returns AssignTaskAssignTask.TaskDuration, and is useful for accessing the field via an interface.
+func (v *AssignTaskAssignTask) GetTaskDuration() *string { return v.TaskFields.TaskDuration }
+
+// GetDocumentation returns AssignTaskAssignTask.Documentation, and is useful for accessing the field via an interface.
+func (v *AssignTaskAssignTask) GetDocumentation() *string { return v.TaskFields.Documentation }
+
 // GetInput returns AssignTaskAssignTask.Input, and is useful for accessing the field via an interface.
 func (v *AssignTaskAssignTask) GetInput() json.RawMessage { return v.TaskFields.Input }
 
@@ -100,6 +109,12 @@ type __premarshalAssignTaskAssignTask struct {
 
 	DueDate *time.Time `json:"dueDate"`
 
+	ActivatedOn time.Time `json:"activatedOn"`
+
+	TaskDuration *string `json:"taskDuration"`
+
+	Documentation *string `json:"documentation"`
+
 	Input json.RawMessage `json:"input"`
 
 	Output json.RawMessage `json:"output"`
@@ -133,6 +148,9 @@ func (v *AssignTaskAssignTask) __premarshalJSON() (*__premarshalAssignTaskAssign
 	retval.Owner = v.TaskFields.Owner
 	retval.Role = v.TaskFields.Role
 	retval.DueDate = v.TaskFields.DueDate
+	retval.ActivatedOn = v.TaskFields.ActivatedOn
+	retval.TaskDuration = v.TaskFields.TaskDuration
+	retval.Documentation = v.TaskFields.Documentation
 	retval.Input = v.TaskFields.Input
 	retval.Output = v.TaskFields.Output
 	retval.TaskModel = v.TaskFields.TaskModel
@@ -474,6 +492,15 @@ func (v *CaseTasksCaseTasksTask) GetRole() *string { return v.TaskFields.Role }
 // GetDueDate returns CaseTasksCaseTasksTask.DueDate, and is useful for accessing the field via an interface.
 func (v *CaseTasksCaseTasksTask) GetDueDate() *time.Time { return v.TaskFields.DueDate }
 
+// GetActivatedOn returns CaseTasksCaseTasksTask.ActivatedOn, and is useful for accessing the field via an interface.
+func (v *CaseTasksCaseTasksTask) GetActivatedOn() time.Time { return v.TaskFields.ActivatedOn }
+
+// GetTaskDuration returns CaseTasksCaseTasksTask.TaskDuration, and is useful for accessing the field via an interface.
+func (v *CaseTasksCaseTasksTask) GetTaskDuration() *string { return v.TaskFields.TaskDuration }
+
+// GetDocumentation returns CaseTasksCaseTasksTask.Documentation, and is useful for accessing the field via an interface.
+func (v *CaseTasksCaseTasksTask) GetDocumentation() *string { return v.TaskFields.Documentation }
+
 // GetInput returns CaseTasksCaseTasksTask.Input, and is useful for accessing the field via an interface.
 func (v *CaseTasksCaseTasksTask) GetInput() json.RawMessage { return v.TaskFields.Input }
 
@@ -535,6 +562,12 @@ type __premarshalCaseTasksCaseTasksTask struct {
 
 	DueDate *time.Time `json:"dueDate"`
 
+	ActivatedOn time.Time `json:"activatedOn"`
+
+	TaskDuration *string `json:"taskDuration"`
+
+	Documentation *string `json:"documentation"`
+
 	Input json.RawMessage `json:"input"`
 
 	Output json.RawMessage `json:"output"`
@@ -568,6 +601,9 @@ func (v *CaseTasksCaseTasksTask) __premarshalJSON() (*__premarshalCaseTasksCaseT
 	retval.Owner = v.TaskFields.Owner
 	retval.Role = v.TaskFields.Role
 	retval.DueDate = v.TaskFields.DueDate
+	retval.ActivatedOn = v.TaskFields.ActivatedOn
+	retval.TaskDuration = v.TaskFields.TaskDuration
+	retval.Documentation = v.TaskFields.Documentation
 	retval.Input = v.TaskFields.Input
 	retval.Output = v.TaskFields.Output
 	retval.TaskModel = v.TaskFields.TaskModel
@@ -893,6 +929,15 @@ func (v *ClaimTaskClaimTask) GetRole() *string { return v.TaskFields.Role }
 // GetDueDate returns ClaimTaskClaimTask.DueDate, and is useful for accessing the field via an interface.
 func (v *ClaimTaskClaimTask) GetDueDate() *time.Time { return v.TaskFields.DueDate }
 
+// GetActivatedOn returns ClaimTaskClaimTask.ActivatedOn, and is useful for accessing the field via an interface.
+func (v *ClaimTaskClaimTask) GetActivatedOn() time.Time { return v.TaskFields.ActivatedOn }
+
+// GetTaskDuration returns ClaimTaskClaimTask.TaskDuration, and is useful for accessing the field via an interface.
+func (v *ClaimTaskClaimTask) GetTaskDuration() *string { return v.TaskFields.TaskDuration }
+
+// GetDocumentation returns ClaimTaskClaimTask.Documentation, and is useful for accessing the field via an interface.
+func (v *ClaimTaskClaimTask) GetDocumentation() *string { return v.TaskFields.Documentation }
+
 // GetInput returns ClaimTaskClaimTask.Input, and is useful for accessing the field via an interface.
 func (v *ClaimTaskClaimTask) GetInput() json.RawMessage { return v.TaskFields.Input }
 
@@ -954,6 +999,12 @@ type __premarshalClaimTaskClaimTask struct {
 
 	DueDate *time.Time `json:"dueDate"`
 
+	ActivatedOn time.Time `json:"activatedOn"`
+
+	TaskDuration *string `json:"taskDuration"`
+
+	Documentation *string `json:"documentation"`
+
 	Input json.RawMessage `json:"input"`
 
 	Output json.RawMessage `json:"output"`
@@ -987,6 +1038,9 @@ func (v *ClaimTaskClaimTask) __premarshalJSON() (*__premarshalClaimTaskClaimTask
 	retval.Owner = v.TaskFields.Owner
 	retval.Role = v.TaskFields.Role
 	retval.DueDate = v.TaskFields.DueDate
+	retval.ActivatedOn = v.TaskFields.ActivatedOn
+	retval.TaskDuration = v.TaskFields.TaskDuration
+	retval.Documentation = v.TaskFields.Documentation
 	retval.Input = v.TaskFields.Input
 	retval.Output = v.TaskFields.Output
 	retval.TaskModel = v.TaskFields.TaskModel
@@ -1034,6 +1088,15 @@ func (v *CompleteTaskCompleteTask) GetRole() *string { return v.TaskFields.Role 
 
 // GetDueDate returns CompleteTaskCompleteTask.DueDate, and is useful for accessing the field via an interface.
 func (v *CompleteTaskCompleteTask) GetDueDate() *time.Time { return v.TaskFields.DueDate }
+
+// GetActivatedOn returns CompleteTaskCompleteTask.ActivatedOn, and is useful for accessing the field via an interface.
+func (v *CompleteTaskCompleteTask) GetActivatedOn() time.Time { return v.TaskFields.ActivatedOn }
+
+// GetTaskDuration returns CompleteTaskCompleteTask.TaskDuration, and is useful for accessing the field via an interface.
+func (v *CompleteTaskCompleteTask) GetTaskDuration() *string { return v.TaskFields.TaskDuration }
+
+// GetDocumentation returns CompleteTaskCompleteTask.Documentation, and is useful for accessing the field via an interface.
+func (v *CompleteTaskCompleteTask) GetDocumentation() *string { return v.TaskFields.Documentation }
 
 // GetInput returns CompleteTaskCompleteTask.Input, and is useful for accessing the field via an interface.
 func (v *CompleteTaskCompleteTask) GetInput() json.RawMessage { return v.TaskFields.Input }
@@ -1096,6 +1159,12 @@ type __premarshalCompleteTaskCompleteTask struct {
 
 	DueDate *time.Time `json:"dueDate"`
 
+	ActivatedOn time.Time `json:"activatedOn"`
+
+	TaskDuration *string `json:"taskDuration"`
+
+	Documentation *string `json:"documentation"`
+
 	Input json.RawMessage `json:"input"`
 
 	Output json.RawMessage `json:"output"`
@@ -1129,6 +1198,9 @@ func (v *CompleteTaskCompleteTask) __premarshalJSON() (*__premarshalCompleteTask
 	retval.Owner = v.TaskFields.Owner
 	retval.Role = v.TaskFields.Role
 	retval.DueDate = v.TaskFields.DueDate
+	retval.ActivatedOn = v.TaskFields.ActivatedOn
+	retval.TaskDuration = v.TaskFields.TaskDuration
+	retval.Documentation = v.TaskFields.Documentation
 	retval.Input = v.TaskFields.Input
 	retval.Output = v.TaskFields.Output
 	retval.TaskModel = v.TaskFields.TaskModel
@@ -1359,6 +1431,15 @@ func (v *DelegateTaskDelegateTask) GetRole() *string { return v.TaskFields.Role 
 // GetDueDate returns DelegateTaskDelegateTask.DueDate, and is useful for accessing the field via an interface.
 func (v *DelegateTaskDelegateTask) GetDueDate() *time.Time { return v.TaskFields.DueDate }
 
+// GetActivatedOn returns DelegateTaskDelegateTask.ActivatedOn, and is useful for accessing the field via an interface.
+func (v *DelegateTaskDelegateTask) GetActivatedOn() time.Time { return v.TaskFields.ActivatedOn }
+
+// GetTaskDuration returns DelegateTaskDelegateTask.TaskDuration, and is useful for accessing the field via an interface.
+func (v *DelegateTaskDelegateTask) GetTaskDuration() *string { return v.TaskFields.TaskDuration }
+
+// GetDocumentation returns DelegateTaskDelegateTask.Documentation, and is useful for accessing the field via an interface.
+func (v *DelegateTaskDelegateTask) GetDocumentation() *string { return v.TaskFields.Documentation }
+
 // GetInput returns DelegateTaskDelegateTask.Input, and is useful for accessing the field via an interface.
 func (v *DelegateTaskDelegateTask) GetInput() json.RawMessage { return v.TaskFields.Input }
 
@@ -1420,6 +1501,12 @@ type __premarshalDelegateTaskDelegateTask struct {
 
 	DueDate *time.Time `json:"dueDate"`
 
+	ActivatedOn time.Time `json:"activatedOn"`
+
+	TaskDuration *string `json:"taskDuration"`
+
+	Documentation *string `json:"documentation"`
+
 	Input json.RawMessage `json:"input"`
 
 	Output json.RawMessage `json:"output"`
@@ -1453,6 +1540,9 @@ func (v *DelegateTaskDelegateTask) __premarshalJSON() (*__premarshalDelegateTask
 	retval.Owner = v.TaskFields.Owner
 	retval.Role = v.TaskFields.Role
 	retval.DueDate = v.TaskFields.DueDate
+	retval.ActivatedOn = v.TaskFields.ActivatedOn
+	retval.TaskDuration = v.TaskFields.TaskDuration
+	retval.Documentation = v.TaskFields.Documentation
 	retval.Input = v.TaskFields.Input
 	retval.Output = v.TaskFields.Output
 	retval.TaskModel = v.TaskFields.TaskModel
@@ -2746,6 +2836,15 @@ func (v *RevokeTaskRevokeTask) GetRole() *string { return v.TaskFields.Role }
 // GetDueDate returns RevokeTaskRevokeTask.DueDate, and is useful for accessing the field via an interface.
 func (v *RevokeTaskRevokeTask) GetDueDate() *time.Time { return v.TaskFields.DueDate }
 
+// GetActivatedOn returns RevokeTaskRevokeTask.ActivatedOn, and is useful for accessing the field via an interface.
+func (v *RevokeTaskRevokeTask) GetActivatedOn() time.Time { return v.TaskFields.ActivatedOn }
+
+// GetTaskDuration returns RevokeTaskRevokeTask.TaskDuration, and is useful for accessing the field via an interface.
+func (v *RevokeTaskRevokeTask) GetTaskDuration() *string { return v.TaskFields.TaskDuration }
+
+// GetDocumentation returns RevokeTaskRevokeTask.Documentation, and is useful for accessing the field via an interface.
+func (v *RevokeTaskRevokeTask) GetDocumentation() *string { return v.TaskFields.Documentation }
+
 // GetInput returns RevokeTaskRevokeTask.Input, and is useful for accessing the field via an interface.
 func (v *RevokeTaskRevokeTask) GetInput() json.RawMessage { return v.TaskFields.Input }
 
@@ -2807,6 +2906,12 @@ type __premarshalRevokeTaskRevokeTask struct {
 
 	DueDate *time.Time `json:"dueDate"`
 
+	ActivatedOn time.Time `json:"activatedOn"`
+
+	TaskDuration *string `json:"taskDuration"`
+
+	Documentation *string `json:"documentation"`
+
 	Input json.RawMessage `json:"input"`
 
 	Output json.RawMessage `json:"output"`
@@ -2840,6 +2945,9 @@ func (v *RevokeTaskRevokeTask) __premarshalJSON() (*__premarshalRevokeTaskRevoke
 	retval.Owner = v.TaskFields.Owner
 	retval.Role = v.TaskFields.Role
 	retval.DueDate = v.TaskFields.DueDate
+	retval.ActivatedOn = v.TaskFields.ActivatedOn
+	retval.TaskDuration = v.TaskFields.TaskDuration
+	retval.Documentation = v.TaskFields.Documentation
 	retval.Input = v.TaskFields.Input
 	retval.Output = v.TaskFields.Output
 	retval.TaskModel = v.TaskFields.TaskModel
@@ -2889,6 +2997,21 @@ func (v *SaveTaskOutputSaveTaskOutputTask) GetRole() *string { return v.TaskFiel
 
 // GetDueDate returns SaveTaskOutputSaveTaskOutputTask.DueDate, and is useful for accessing the field via an interface.
 func (v *SaveTaskOutputSaveTaskOutputTask) GetDueDate() *time.Time { return v.TaskFields.DueDate }
+
+// GetActivatedOn returns SaveTaskOutputSaveTaskOutputTask.ActivatedOn, and is useful for accessing the field via an interface.
+func (v *SaveTaskOutputSaveTaskOutputTask) GetActivatedOn() time.Time {
+	return v.TaskFields.ActivatedOn
+}
+
+// GetTaskDuration returns SaveTaskOutputSaveTaskOutputTask.TaskDuration, and is useful for accessing the field via an interface.
+func (v *SaveTaskOutputSaveTaskOutputTask) GetTaskDuration() *string {
+	return v.TaskFields.TaskDuration
+}
+
+// GetDocumentation returns SaveTaskOutputSaveTaskOutputTask.Documentation, and is useful for accessing the field via an interface.
+func (v *SaveTaskOutputSaveTaskOutputTask) GetDocumentation() *string {
+	return v.TaskFields.Documentation
+}
 
 // GetInput returns SaveTaskOutputSaveTaskOutputTask.Input, and is useful for accessing the field via an interface.
 func (v *SaveTaskOutputSaveTaskOutputTask) GetInput() json.RawMessage { return v.TaskFields.Input }
@@ -2955,6 +3078,12 @@ type __premarshalSaveTaskOutputSaveTaskOutputTask struct {
 
 	DueDate *time.Time `json:"dueDate"`
 
+	ActivatedOn time.Time `json:"activatedOn"`
+
+	TaskDuration *string `json:"taskDuration"`
+
+	Documentation *string `json:"documentation"`
+
 	Input json.RawMessage `json:"input"`
 
 	Output json.RawMessage `json:"output"`
@@ -2988,6 +3117,9 @@ func (v *SaveTaskOutputSaveTaskOutputTask) __premarshalJSON() (*__premarshalSave
 	retval.Owner = v.TaskFields.Owner
 	retval.Role = v.TaskFields.Role
 	retval.DueDate = v.TaskFields.DueDate
+	retval.ActivatedOn = v.TaskFields.ActivatedOn
+	retval.TaskDuration = v.TaskFields.TaskDuration
+	retval.Documentation = v.TaskFields.Documentation
 	retval.Input = v.TaskFields.Input
 	retval.Output = v.TaskFields.Output
 	retval.TaskModel = v.TaskFields.TaskModel
@@ -3309,10 +3441,16 @@ type TaskFields struct {
 	Assignee *string `json:"assignee"`
 	Owner    *string `json:"owner"`
 	// The performer case role; null when any member may perform it.
-	Role    *string         `json:"role"`
-	DueDate *time.Time      `json:"dueDate"`
-	Input   json.RawMessage `json:"input"`
-	Output  json.RawMessage `json:"output"`
+	Role    *string    `json:"role"`
+	DueDate *time.Time `json:"dueDate"`
+	// When the task became active: it appears in task lists from then on.
+	ActivatedOn time.Time `json:"activatedOn"`
+	// The period from activation to the due date (ISO-8601, as PT2M); null without a due date.
+	TaskDuration *string `json:"taskDuration"`
+	// The plan item's documentation text; null when it has none.
+	Documentation *string         `json:"documentation"`
+	Input         json.RawMessage `json:"input"`
+	Output        json.RawMessage `json:"output"`
 	// The task model (JSON schema and UI schema), parsed when it is JSON.
 	TaskModel *json.RawMessage `json:"taskModel"`
 	// Whether the caller holds the task's role or is its assignee.
@@ -3342,6 +3480,15 @@ func (v *TaskFields) GetRole() *string { return v.Role }
 
 // GetDueDate returns TaskFields.DueDate, and is useful for accessing the field via an interface.
 func (v *TaskFields) GetDueDate() *time.Time { return v.DueDate }
+
+// GetActivatedOn returns TaskFields.ActivatedOn, and is useful for accessing the field via an interface.
+func (v *TaskFields) GetActivatedOn() time.Time { return v.ActivatedOn }
+
+// GetTaskDuration returns TaskFields.TaskDuration, and is useful for accessing the field via an interface.
+func (v *TaskFields) GetTaskDuration() *string { return v.TaskDuration }
+
+// GetDocumentation returns TaskFields.Documentation, and is useful for accessing the field via an interface.
+func (v *TaskFields) GetDocumentation() *string { return v.Documentation }
 
 // GetInput returns TaskFields.Input, and is useful for accessing the field via an interface.
 func (v *TaskFields) GetInput() json.RawMessage { return v.Input }
@@ -3491,6 +3638,15 @@ func (v *TaskTask) GetRole() *string { return v.TaskFields.Role }
 // GetDueDate returns TaskTask.DueDate, and is useful for accessing the field via an interface.
 func (v *TaskTask) GetDueDate() *time.Time { return v.TaskFields.DueDate }
 
+// GetActivatedOn returns TaskTask.ActivatedOn, and is useful for accessing the field via an interface.
+func (v *TaskTask) GetActivatedOn() time.Time { return v.TaskFields.ActivatedOn }
+
+// GetTaskDuration returns TaskTask.TaskDuration, and is useful for accessing the field via an interface.
+func (v *TaskTask) GetTaskDuration() *string { return v.TaskFields.TaskDuration }
+
+// GetDocumentation returns TaskTask.Documentation, and is useful for accessing the field via an interface.
+func (v *TaskTask) GetDocumentation() *string { return v.TaskFields.Documentation }
+
 // GetInput returns TaskTask.Input, and is useful for accessing the field via an interface.
 func (v *TaskTask) GetInput() json.RawMessage { return v.TaskFields.Input }
 
@@ -3552,6 +3708,12 @@ type __premarshalTaskTask struct {
 
 	DueDate *time.Time `json:"dueDate"`
 
+	ActivatedOn time.Time `json:"activatedOn"`
+
+	TaskDuration *string `json:"taskDuration"`
+
+	Documentation *string `json:"documentation"`
+
 	Input json.RawMessage `json:"input"`
 
 	Output json.RawMessage `json:"output"`
@@ -3585,6 +3747,9 @@ func (v *TaskTask) __premarshalJSON() (*__premarshalTaskTask, error) {
 	retval.Owner = v.TaskFields.Owner
 	retval.Role = v.TaskFields.Role
 	retval.DueDate = v.TaskFields.DueDate
+	retval.ActivatedOn = v.TaskFields.ActivatedOn
+	retval.TaskDuration = v.TaskFields.TaskDuration
+	retval.Documentation = v.TaskFields.Documentation
 	retval.Input = v.TaskFields.Input
 	retval.Output = v.TaskFields.Output
 	retval.TaskModel = v.TaskFields.TaskModel
@@ -3665,6 +3830,21 @@ func (v *TasksTasksTaskConnectionEdgesTaskEdgeNodeTask) GetDueDate() *time.Time 
 	return v.TaskFields.DueDate
 }
 
+// GetActivatedOn returns TasksTasksTaskConnectionEdgesTaskEdgeNodeTask.ActivatedOn, and is useful for accessing the field via an interface.
+func (v *TasksTasksTaskConnectionEdgesTaskEdgeNodeTask) GetActivatedOn() time.Time {
+	return v.TaskFields.ActivatedOn
+}
+
+// GetTaskDuration returns TasksTasksTaskConnectionEdgesTaskEdgeNodeTask.TaskDuration, and is useful for accessing the field via an interface.
+func (v *TasksTasksTaskConnectionEdgesTaskEdgeNodeTask) GetTaskDuration() *string {
+	return v.TaskFields.TaskDuration
+}
+
+// GetDocumentation returns TasksTasksTaskConnectionEdgesTaskEdgeNodeTask.Documentation, and is useful for accessing the field via an interface.
+func (v *TasksTasksTaskConnectionEdgesTaskEdgeNodeTask) GetDocumentation() *string {
+	return v.TaskFields.Documentation
+}
+
 // GetInput returns TasksTasksTaskConnectionEdgesTaskEdgeNodeTask.Input, and is useful for accessing the field via an interface.
 func (v *TasksTasksTaskConnectionEdgesTaskEdgeNodeTask) GetInput() json.RawMessage {
 	return v.TaskFields.Input
@@ -3740,6 +3920,12 @@ type __premarshalTasksTasksTaskConnectionEdgesTaskEdgeNodeTask struct {
 
 	DueDate *time.Time `json:"dueDate"`
 
+	ActivatedOn time.Time `json:"activatedOn"`
+
+	TaskDuration *string `json:"taskDuration"`
+
+	Documentation *string `json:"documentation"`
+
 	Input json.RawMessage `json:"input"`
 
 	Output json.RawMessage `json:"output"`
@@ -3773,6 +3959,9 @@ func (v *TasksTasksTaskConnectionEdgesTaskEdgeNodeTask) __premarshalJSON() (*__p
 	retval.Owner = v.TaskFields.Owner
 	retval.Role = v.TaskFields.Role
 	retval.DueDate = v.TaskFields.DueDate
+	retval.ActivatedOn = v.TaskFields.ActivatedOn
+	retval.TaskDuration = v.TaskFields.TaskDuration
+	retval.Documentation = v.TaskFields.Documentation
 	retval.Input = v.TaskFields.Input
 	retval.Output = v.TaskFields.Output
 	retval.TaskModel = v.TaskFields.TaskModel
@@ -4573,6 +4762,9 @@ fragment TaskFields on Task {
 	owner
 	role
 	dueDate
+	activatedOn
+	taskDuration
+	documentation
 	input
 	output
 	taskModel
@@ -4709,6 +4901,9 @@ fragment TaskFields on Task {
 	owner
 	role
 	dueDate
+	activatedOn
+	taskDuration
+	documentation
 	input
 	output
 	taskModel
@@ -4908,6 +5103,9 @@ fragment TaskFields on Task {
 	owner
 	role
 	dueDate
+	activatedOn
+	taskDuration
+	documentation
 	input
 	output
 	taskModel
@@ -4964,6 +5162,9 @@ fragment TaskFields on Task {
 	owner
 	role
 	dueDate
+	activatedOn
+	taskDuration
+	documentation
 	input
 	output
 	taskModel
@@ -5183,6 +5384,9 @@ fragment TaskFields on Task {
 	owner
 	role
 	dueDate
+	activatedOn
+	taskDuration
+	documentation
 	input
 	output
 	taskModel
@@ -5953,6 +6157,9 @@ fragment TaskFields on Task {
 	owner
 	role
 	dueDate
+	activatedOn
+	taskDuration
+	documentation
 	input
 	output
 	taskModel
@@ -6009,6 +6216,9 @@ fragment TaskFields on Task {
 	owner
 	role
 	dueDate
+	activatedOn
+	taskDuration
+	documentation
 	input
 	output
 	taskModel
@@ -6240,6 +6450,9 @@ fragment TaskFields on Task {
 	owner
 	role
 	dueDate
+	activatedOn
+	taskDuration
+	documentation
 	input
 	output
 	taskModel
@@ -6305,6 +6518,9 @@ fragment TaskFields on Task {
 	owner
 	role
 	dueDate
+	activatedOn
+	taskDuration
+	documentation
 	input
 	output
 	taskModel

@@ -50,8 +50,11 @@ type Config struct {
 	Version VersionInfo
 	// Now is the clock; tests set it to move time. Default time.Now.
 	Now func() time.Time
-	// TimerInterval is how often the server looks for due timers. Default
-	// one second.
+	// TimerInterval bounds how long the timer runner sleeps between looks
+	// at the timers. Timers stored through this server wake it at once and
+	// fire at their moment; the interval is the longest a timer stored
+	// through another replica, due sooner than that, can be late. Default
+	// 200ms.
 	TimerInterval time.Duration
 
 	// Limits is the rest of the configuration: what one request may send
@@ -275,7 +278,7 @@ func (c Config) withDefaults() Config {
 	c.PlatformOwners = nonEmpty(c.PlatformOwners)
 	c.OIDCIssuers = nonEmpty(c.OIDCIssuers)
 	if c.TimerInterval <= 0 {
-		c.TimerInterval = time.Second
+		c.TimerInterval = 200 * time.Millisecond
 	}
 	if c.Dev && len(c.PlatformOwners) == 0 {
 		c.PlatformOwners = []string{"admin"}
