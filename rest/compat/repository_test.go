@@ -28,10 +28,9 @@ func TestRepository(t *testing.T) {
 		{caller: noToken, method: "POST", path: "/repository/validate", body: nameless, ctype: "application/xml", status: 400,
 			textJSON: listOf("string")},
 		{name: "reference messages", caller: noToken, method: "POST", path: "/repository/validate", body: nameless, ctype: "application/xml",
-			status: 400, textJSON: is{[]string{"nameless.case: The HumanTask with id ht_task must have a name"}}, pending: "issue 13 point 8"},
+			status: 400, textJSON: is{[]string{"nameless.case: The HumanTask with id ht_task must have a name"}}},
 		{name: "reference messages", caller: noToken, method: "POST", path: "/repository/validate", body: badSentry, ctype: "application/xml",
-			status: 400, textJSON: is{[]string{"badsentry.case: A plan item with name 'Ghost' is referenced from exitCriterion s_ghost, but it does not exist in the case plan model"}},
-			pending: "issue 13 point 8"},
+			status: 400, textJSON: is{[]string{"badsentry.case: A plan item with name 'Ghost' is referenced from exitCriterion s_ghost, but it does not exist in the case plan model"}}},
 		{name: "wrong content type", caller: noToken, method: "POST", path: "/repository/validate", body: `{}`, ctype: "application/json", status: 400,
 			text: "The request content type Some(application/json) is not supported, provide one of Set(application/xml)"},
 

@@ -151,13 +151,12 @@ var (
 		"caseRoles": listOf("string"), "unassignedRoles": listOf("string")}
 	caseSummaryShape = caseShape(false)
 	fullCaseShape    = caseShape(true)
-	// taskShape: documentation and taskDuration come with issue 13 point
-	// 5 (pinned by a pending row); until then they may be absent.
+	// taskShape: taskDuration is null for a task without a due date.
 	taskShape = obj{"id": "string", "taskName": "string", "taskState": "string", "assignee": "string", "owner": "string",
 		"tenant": "string", "caseInstanceId": "string", "caseName": "string", "role": "string", "lastModified": "string",
 		"modifiedBy": "string", "dueDate": "string", "createdOn": "string", "createdBy": "string", "activatedOn": "string",
 		"input": "object", "output": "object", "taskModel": "object|string",
-		"documentation": opt{"string|object|null"}, "taskDuration": opt{"string"}}
+		"documentation": "string|object|null", "taskDuration": "string|null"}
 	caseTaskShape      = with(taskShape, obj{"mayPerform": "boolean"})
 	historyRecordShape = obj{"id": "string", "planItemId": "string", "name": "string", "index": "number", "stageId": "string",
 		"caseInstanceId": "string", "currentState": "string", "historyState": "string", "type": "string",

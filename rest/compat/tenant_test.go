@@ -23,7 +23,7 @@ func TestTenant(t *testing.T) {
 		{caller: tenantOwner, method: "GET", path: "/tenant/nosuch/owners", status: 404,
 			text: "Tenant 'nosuch' does not exist, or user 'tom' is not registered in it"},
 		{name: "in the order they were added", caller: tenantOwner, method: "GET", path: "/tenant/ordered/owners", status: 200,
-			exact: `["tom","zed","amy"]`, pending: "issue 13 point 7",
+			exact: `["tom","zed","amy"]`,
 			before: func(t *testing.T, f *fixture, c *caseRef) {
 				createTenant("ordered")(t, f, c)
 				for _, u := range []string{"zed", "amy"} {
