@@ -174,9 +174,14 @@ type TaskCount struct {
 // Ownership adds nothing.
 func CountTasks(ctx context.Context, idb bun.IDB, userID, tenant string) (TaskCount, error) {
 	var c TaskCount
+	// Like the reference, claimed checks no team membership; unlike it, a
+	// tenant where the user's account is disabled counts nothing, as its
+	// cases are hidden from that user everywhere else.
 	q := idb.NewSelect().Model((*taskRow)(nil)).
 		Where("task_row.assignee = ?", userID).
-		Where("task_row.task_state NOT IN ('Completed', 'Terminated')")
+		Where("task_row.task_state NOT IN ('Completed', 'Terminated')").
+		Where(`NOT EXISTS (SELECT 1 FROM tenant_users AS d
+			WHERE d.tenant = task_row.tenant AND d.user_id = task_row.assignee AND NOT d.enabled)`)
 	if tenant != "" {
 		q = q.Where("task_row.tenant = ?", tenant)
 	}

@@ -51,11 +51,18 @@ func TestDisabledAccountLosesCases(t *testing.T) {
 		id := startMatrixCase(t, env)
 		expect(t, env.Do(servertest.Request{Method: "PUT", Path: "/cases/" + id + "/casefile/update/Incident", User: "alice",
 			Body: map[string]any{"Severity": 2}}), 200, "")
+		triage := taskNamed(t, env, "alice", id, "Triage").ID
+		expect(t, env.Do(servertest.Request{Method: "PUT", Path: "/tasks/" + triage + "/claim", User: "carl"}), http.StatusAccepted, "{}")
+		var count map[string]int
+		env.Do(servertest.Request{Method: "GET", Path: "/tasks/user/count?tenant=acme", User: "carl"}).JSON(t, &count)
+		if count["claimed"] == 0 {
+			t.Fatalf("carl's count after a claim = %v", count)
+		}
 		setAccount(t, env, "carl", false)
 		for _, path := range []string{"/cases", "/cases?tenant=acme", "/tasks", "/tasks?tenant=acme", "/identifiers", "/identifiers/names"} {
 			expect(t, env.Do(servertest.Request{Method: "GET", Path: path, User: "carl"}), http.StatusOK, "[]")
 		}
-		var count map[string]int
+		count = nil
 		env.Do(servertest.Request{Method: "GET", Path: "/tasks/user/count", User: "carl"}).JSON(t, &count)
 		if count["claimed"] != 0 || count["unclaimed"] != 0 {
 			t.Errorf("disabled carl's count = %v", count)
