@@ -41,7 +41,7 @@ func TestGreeting(t *testing.T) {
 	wantTypes := []string{"CaseDefinitionApplied", "CaseFileItemTransitioned", "PlanItemCreated", "PlanItemTransitioned",
 		"PlanItemCreated", "PlanItemTransitioned", "RepetitionRuleEvaluated", "RequiredRuleEvaluated",
 		"PlanItemCreated", "PlanItemTransitioned", "RepetitionRuleEvaluated", "RequiredRuleEvaluated", "PlanItemTransitioned",
-		"HumanTaskActivated", "HumanTaskDueDateFilled", "HumanTaskAssigned", "CaseTeamMemberSet", "CaseModified"}
+		"HumanTaskActivated", "CaseTeamMemberSet", "HumanTaskAssigned", "HumanTaskOwnerChanged", "HumanTaskDueDateFilled", "CaseModified"}
 	if got := eventTypesOf(x.events); !slices.Equal(got, wantTypes) {
 		t.Errorf("start events:\n got %v\nwant %v", got, wantTypes)
 	}

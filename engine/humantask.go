@@ -111,13 +111,16 @@ func (r *run) activate(p *PlanItem) error {
 	r.emit(HumanTaskActivated{CaseInstanceID: r.c.ID, TaskID: p.ID, TaskName: p.Name, Role: t.Role, State: t.State,
 		Input: canonicalMap(t.Input), TaskModel: t.TaskModel, DueDate: t.DueDate, Assignee: assignee,
 		CreatedOn: r.env.Now, CreatedBy: r.actor.UserID})
-	if t.DueDate != nil {
-		r.emit(HumanTaskDueDateFilled{TaskID: p.ID, DueDate: *t.DueDate})
-	}
+	// The reference engine's order: activation; the assignee joins the
+	// team, then the assignment and the new owner; then the due date.
 	if assignee != "" {
+		r.addToTeam(assignee, t.Role, "IDP")
 		t.Assignee, t.Owner, t.State = assignee, assignee, Assigned
 		r.emit(HumanTaskAssigned{TaskID: p.ID, Assignee: assignee, Owner: assignee, State: t.State})
-		r.addToTeam(assignee, t.Role, "IDP")
+		r.emit(HumanTaskOwnerChanged{TaskID: p.ID, Owner: assignee})
+	}
+	if t.DueDate != nil {
+		r.emit(HumanTaskDueDateFilled{TaskID: p.ID, DueDate: *t.DueDate})
 	}
 	return nil
 }
