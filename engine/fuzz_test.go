@@ -3,6 +3,9 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -115,4 +118,66 @@ func FuzzChangeCaseFile(f *testing.F) {
 			c.Timers()
 		}
 	})
+}
+
+// FuzzParsePath checks the case file path syntax: a path that parses
+// renders back (name and [index] per step) to a path that parses to the
+// same steps, every step names an item, and a refused path names one of
+// its own parts as the offender.
+func FuzzParsePath(f *testing.F) {
+	for _, p := range []string{
+		"", "Root", "Root/Entries[0]", "Root/Entries[12]/Code", "Order/Lines[1]/Product",
+		"Root[", "Root]", "[0]", "Root[-1]", "Root[+1]", "Root[01]", "Root[1][2]", "//", "Root/",
+		"Root[99999999999999999999]", "Ro[o]t[1]", "Root/Child/Name",
+	} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, path string) {
+		parts, bad, ok := parsePath(path)
+		if !ok {
+			if !slices.Contains(strings.Split(path, "/"), bad) {
+				t.Fatalf("parsePath(%q) blames %q, which is not one of its parts", path, bad)
+			}
+			return
+		}
+		if path == "" {
+			if len(parts) != 0 {
+				t.Fatalf("the empty path has steps %v", parts)
+			}
+			return
+		}
+		if len(parts) != strings.Count(path, "/")+1 {
+			t.Fatalf("parsePath(%q) has %d steps", path, len(parts))
+		}
+		rendered := renderPath(parts)
+		again, bad, ok := parsePath(rendered)
+		if !ok {
+			t.Fatalf("%q renders as %q, which is refused at %q", path, rendered, bad)
+		}
+		if len(again) != len(parts) {
+			t.Fatalf("%q and its rendering %q differ in steps", path, rendered)
+		}
+		for i, p := range parts {
+			if p.name == "" || strings.ContainsAny(p.name, "/[]") || p.index < -1 {
+				t.Fatalf("parsePath(%q): step %d is %+v", path, i, p)
+			}
+			if again[i].name != p.name || again[i].index != p.index {
+				t.Fatalf("%q step %d is %+v, its rendering %q has %+v", path, i, p, rendered, again[i])
+			}
+		}
+		if renderPath(again) != rendered {
+			t.Fatalf("rendering %q is not stable", rendered)
+		}
+	})
+}
+
+func renderPath(parts []pathPart) string {
+	steps := make([]string, len(parts))
+	for i, p := range parts {
+		steps[i] = p.name
+		if p.index >= 0 {
+			steps[i] += "[" + strconv.Itoa(p.index) + "]"
+		}
+	}
+	return strings.Join(steps, "/")
 }
