@@ -100,6 +100,21 @@ func TestCaseTeamRoutes(t *testing.T) {
 
 // TestTenantRoleMembership: a tenant role in the team admits every user
 // holding it in the case's tenant, and only while they hold it.
+// A team read with GET and posted back unchanged is the same team: the
+// computed caseRoles and unassignedRoles of the answer are accepted.
+func TestCaseTeamEchoedBack(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		id := setupPermit(t, env)
+		resp := env.Do(servertest.Request{Method: "GET", Path: "/cases/" + id + "/caseteam", User: "alice"})
+		expect(t, resp, 200, "")
+		before := resp.Body
+		expect(t, env.Do(servertest.Request{Method: "POST", Path: "/cases/" + id + "/caseteam", User: "alice", Body: before}), 200, "{}")
+		if after := env.Do(servertest.Request{Method: "GET", Path: "/cases/" + id + "/caseteam", User: "alice"}).Body; after != before {
+			t.Errorf("team after echo = %s, want %s", after, before)
+		}
+	})
+}
+
 func TestTenantRoleMembership(t *testing.T) {
 	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
 		id := setupPermit(t, env)

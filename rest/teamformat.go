@@ -87,6 +87,11 @@ func (t *teamFormat) UnmarshalJSON(b []byte) error {
 		TenantRoles []teamTenantRole `json:"tenantRoles"`
 		Groups      []teamGroup      `json:"groups"`
 		Members     []legacyMember   `json:"members"`
+		// A client that reads the team, edits it and posts it back sends
+		// the computed lists too; they are read-only, so they are ignored
+		// rather than refused as unknown fields.
+		CaseRoles       []string `json:"caseRoles"`
+		UnassignedRoles []string `json:"unassignedRoles"`
 	}
 	if err := strictUnmarshal(b, &obj); err != nil {
 		return err
