@@ -41,6 +41,10 @@ func TestServeDev(t *testing.T) {
 
 	base := "http://" + addr
 	waitReady(t, base+"/status")
+	var health bytes.Buffer
+	if err := run(context.Background(), []string{"health", "-url", base}, &health, io.Discard); err != nil || health.String() != "healthy\n" {
+		t.Fatalf("health of the running server: %v %q", err, health.String())
+	}
 
 	var tok bytes.Buffer
 	if err := run(context.Background(), []string{"token", "admin"}, &tok, io.Discard); err != nil {
