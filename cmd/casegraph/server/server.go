@@ -103,7 +103,7 @@ func (s *Server) routes() http.Handler {
 			writeText(w, http.StatusNotFound, "The requested resource could not be found but may be available again in the future.")
 			return
 		}
-		writeText(w, http.StatusMethodNotAllowed, "HTTP method not allowed, supported methods: GET")
+		methodNotAllowed(mux, w, r)
 	})
 	return s.middleware(mux)
 }
