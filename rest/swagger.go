@@ -196,6 +196,8 @@ func (o operation) describe(s *schemas, method, path string) map[string]any {
 	}
 	responses := map[string]any{strconv.Itoa(status): ok}
 	errs := o.errors
+	// An empty requirement says that no token is needed.
+	out["security"] = []map[string][]string{{}}
 	if !o.public {
 		errs = append([]int{http.StatusUnauthorized}, errs...)
 		out["security"] = []map[string][]string{{"bearer": {}}}

@@ -78,6 +78,9 @@ func TestOpenAPIDescription(t *testing.T) {
 					t.Errorf("%s does not declare path parameter %s", where, m[1])
 				}
 			}
+			if _, ok := op["security"]; !ok {
+				t.Errorf("%s does not say whether it needs a token", where)
+			}
 			id, _ := op["operationId"].(string)
 			if other, dup := ids[id]; dup || id == "" {
 				t.Errorf("%s: operationId %q not unique (also %s)", where, id, other)
@@ -204,4 +207,21 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	call("GET", "/identifiers?tenant=acme", "alice", "", "")
 	call("GET", "/identifiers/names?tenant=acme", "alice", "", "")
 	call("GET", "/debug/"+id, "alice", "", "")
+}
+
+// TestAPIDocsPage checks that /api-docs serves the Redoc page and its
+// script from the binary, with no outside URL.
+func TestAPIDocsPage(t *testing.T) {
+	env := servertest.Start(t, "sqlite")
+	page := env.Do(servertest.Request{Method: "GET", Path: "/api-docs"})
+	expect(t, page, 200, "")
+	if !strings.Contains(page.Body, `spec-url="api-docs/swagger.json"`) || !strings.Contains(page.Body, `src="api-docs/redoc.standalone.js"`) ||
+		strings.Contains(page.Body, "https://") || strings.Contains(page.Body, "http://") {
+		t.Errorf("page:\n%s", page.Body)
+	}
+	script := env.Do(servertest.Request{Method: "GET", Path: "/api-docs/redoc.standalone.js"})
+	expect(t, script, 200, "")
+	if len(script.Body) < 500_000 || !strings.HasPrefix(script.Header.Get("Content-Type"), "text/javascript") {
+		t.Errorf("script: %d bytes, %s", len(script.Body), script.Header.Get("Content-Type"))
+	}
 }
