@@ -15,7 +15,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
-	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
@@ -80,11 +79,6 @@ func NewHandler(svc *service.Service, authn Authenticator, logger *slog.Logger) 
 		}
 		srv.ServeHTTP(w, r.WithContext(withLoaders(r.Context(), svc)))
 	})
-}
-
-// GraphiQL returns the GraphiQL page that talks to endpoint.
-func GraphiQL(endpoint string) http.Handler {
-	return playground.Handler("CaseGraph GraphiQL", endpoint)
 }
 
 // caller returns the verified caller, or UNAUTHENTICATED.

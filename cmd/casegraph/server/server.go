@@ -95,6 +95,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /graphql", gql)
 	mux.Handle("POST /graphql", gql)
 	mux.Handle("GET /graphiql", resolvers.GraphiQL("/graphql"))
+	mux.Handle("GET /graphiql/", resolvers.GraphiQL("/graphql"))
 	// The reference engine serves static files for any GET path, so an
 	// unknown GET is 404 and any other unknown request 405; clients rely
 	// on the 405.
