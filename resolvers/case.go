@@ -12,7 +12,7 @@ import (
 
 func toCase(v service.CaseView) *model.Case {
 	r := v.Record
-	c := &model.Case{ID: r.ID, Tenant: r.Tenant, Name: r.Name, Definition: r.DefinitionName, State: r.State, Failures: r.Failures,
+	c := &model.Case{ID: r.ID, Tenant: r.Tenant, Name: r.Name, Definition: r.DefinitionName, State: model.CaseState(r.State), Failures: r.Failures,
 		RootCaseID: r.RootCaseID, CreatedOn: r.CreatedOn.UTC(), CreatedBy: r.CreatedBy, LastModified: r.LastModified.UTC(), ModifiedBy: r.ModifiedBy}
 	if r.ParentCaseID != "" {
 		c.ParentCaseID = &r.ParentCaseID
@@ -21,9 +21,15 @@ func toCase(v service.CaseView) *model.Case {
 }
 
 func toPlanItem(caseID string, p *service.PlanItem) *model.PlanItem {
-	return &model.PlanItem{ID: p.ID, CaseID: caseID, StageID: p.StageID, DefinitionID: p.DefinitionID, Name: p.Name, Type: p.Type,
-		Index: p.Index, State: string(p.State), HistoryState: string(p.HistoryState), Transition: string(p.LastTransition),
+	out := &model.PlanItem{ID: p.ID, CaseID: caseID, StageID: p.StageID, DefinitionID: p.DefinitionID, Name: p.Name, Type: model.PlanItemType(p.Type),
+		Index: p.Index, State: model.PlanItemState(p.State), Transition: model.Transition(p.LastTransition),
 		IsRequired: p.Required, IsRepeating: p.Repeating, LastModified: p.LastModified.UTC(), ModifiedBy: p.ModifiedBy}
+	// Null is the engine's "no state yet": no history.
+	if h := string(p.HistoryState); h != "" && h != "Null" {
+		hs := model.PlanItemState(h)
+		out.HistoryState = &hs
+	}
+	return out
 }
 
 // caseResult loads a case after a mutation changed it.
@@ -130,11 +136,11 @@ func memberInputs(in []*model.CaseTeamMemberInput) []service.MemberInput {
 	return out
 }
 
-func deref(s *string) string {
+func deref[T ~string](s *T) string {
 	if s == nil {
 		return ""
 	}
-	return *s
+	return string(*s)
 }
 
 func (r *mutationResolver) changeCaseFile(ctx context.Context, caseID string, op service.CaseFileOp, path string, value any) (*model.Case, error) {

@@ -116,7 +116,7 @@ func (r *caseResolver) DiscretionaryItems(ctx context.Context, obj *model.Case) 
 	}
 	out := make([]*model.DiscretionaryItem, len(items))
 	for i, it := range items {
-		out[i] = &model.DiscretionaryItem{CaseID: obj.ID, ParentID: it.ParentID, Name: it.Name, DefinitionID: it.DefinitionID, Type: it.Type}
+		out[i] = &model.DiscretionaryItem{CaseID: obj.ID, ParentID: it.ParentID, Name: it.Name, DefinitionID: it.DefinitionID, Type: model.PlanItemType(it.Type)}
 	}
 	return out, nil
 }
@@ -152,12 +152,12 @@ func (r *mutationResolver) StartCase(ctx context.Context, input model.StartCaseI
 }
 
 // MakePlanItemTransition is the resolver for the makePlanItemTransition field.
-func (r *mutationResolver) MakePlanItemTransition(ctx context.Context, caseID string, planItem string, transition string) (*model.TransitionResult, error) {
+func (r *mutationResolver) MakePlanItemTransition(ctx context.Context, caseID string, planItem string, transition model.Transition) (*model.TransitionResult, error) {
 	who, err := caller(ctx)
 	if err != nil {
 		return nil, err
 	}
-	_, err = r.Service.MakeTransition(ctx, who, caseID, planItem, transition)
+	_, err = r.Service.MakeTransition(ctx, who, caseID, planItem, string(transition))
 	return transitionResult(ctx, caseID, err)
 }
 

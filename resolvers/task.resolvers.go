@@ -135,7 +135,11 @@ func (r *queryResolver) Tasks(ctx context.Context, filter *model.TaskFilter, fir
 		q.Tenant, q.Identifiers, q.CaseName, q.TaskName = deref(filter.Tenant), deref(filter.Identifiers), deref(filter.CaseName), deref(filter.TaskName)
 		q.Assignee, q.Owner, q.DueOn, q.DueBefore = deref(filter.Assignee), deref(filter.Owner), deref(filter.DueOn), deref(filter.DueBefore)
 		q.DueAfter, q.TimeZone, q.SortBy, q.SortOrder = deref(filter.DueAfter), deref(filter.TimeZone), deref(filter.SortBy), deref(filter.SortOrder)
-		q.TaskState = strings.Join(filter.States, ";")
+		states := make([]string, len(filter.States))
+		for i, st := range filter.States {
+			states[i] = string(st)
+		}
+		q.TaskState = strings.Join(states, ";")
 	}
 	conn := &model.TaskConnection{Edges: []*model.TaskEdge{}, PageInfo: &model.PageInfo{}}
 	if n == 0 {
