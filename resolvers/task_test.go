@@ -50,6 +50,9 @@ func TestTaskWorkflowOverGraphQL(t *testing.T) {
 		if err != nil || done.CompleteTask.State != "COMPLETED" || done.CompleteTask.PlanItem.State != "COMPLETED" {
 			t.Fatalf("completed = %+v %v", done, err)
 		}
+		// A command right in itself but not in the task's state.
+		_, err = client.ClaimTask(ctx, carl, triage)
+		expectCode(t, err, "INVALID_STATE", "ClaimTask cannot be done because task Triage ("+triage+") is in state Completed")
 
 		// Fix now waits for an engineer; its required output is checked.
 		tasks, err := client.CaseTasks(ctx, bob, caseID)
