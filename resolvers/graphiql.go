@@ -67,14 +67,25 @@ var graphiqlPage = template.Must(template.New("graphiql").Parse(`<!DOCTYPE html>
   <strong>Token:</strong> every query but <code>platform</code> needs one. Open the <em>Headers</em> pane below the
   editor and set <code>{"Authorization": "Bearer &lt;token&gt;"}</code>. With <code>casegraph serve --dev</code>,
   <code>casegraph token alice</code> prints a token for alice. The <em>Docs</em> pane (book icon, top left) describes
-  every type and field.
+  every type and field (<a href="?docs">open it</a>).
 </div>
 <div id="graphiql">Loading GraphiQL…</div>
 <script src="{{.Base}}/react.production.min.js"></script>
 <script src="{{.Base}}/react-dom.production.min.js"></script>
 <script src="{{.Base}}/graphiql.min.js"></script>
 <script>
-  const fetcher = GraphiQL.createFetcher({ url: {{.Endpoint}} });
+  const base = GraphiQL.createFetcher({ url: {{.Endpoint}} });
+  // The preset header is a placeholder: until a real token replaces it,
+  // requests go without one (introspection and platform need none).
+  const fetcher = (params, opts) => {
+    const h = opts && opts.headers;
+    if (h && typeof h.Authorization === "string" && h.Authorization.includes("<token>")) {
+      delete h.Authorization;
+    }
+    return base(params, opts);
+  };
+  // /graphiql?docs opens the documentation explorer.
+  const docs = new URLSearchParams(location.search).has("docs");
   const defaultQuery = "# Put your token in the Headers pane below: {\"Authorization\": \"Bearer <token>\"}\n" +
     "# (casegraph token alice prints one with serve --dev).\n\n" +
     "{\n  me { userId tenants { tenant roles isOwner } }\n  platform { version { version } health { ok } }\n}\n";
@@ -85,6 +96,7 @@ var graphiqlPage = template.Must(template.New("graphiql").Parse(`<!DOCTYPE html>
       defaultHeaders: '{"Authorization": "Bearer <token>"}',
       defaultEditorToolsVisibility: "headers",
       shouldPersistHeaders: true,
+      visiblePlugin: docs ? "Documentation Explorer" : undefined,
     }),
   );
 </script>

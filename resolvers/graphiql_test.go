@@ -34,7 +34,7 @@ func TestGraphiQLServedFromBinary(t *testing.T) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
-	refs := regexp.MustCompile(`(?:src|href)="([^"]+)"`).FindAllStringSubmatch(page, -1)
+	refs := regexp.MustCompile(`(?:src|href)="([^"?][^"]*)"`).FindAllStringSubmatch(page, -1)
 	if len(refs) != 4 {
 		t.Errorf("page loads %d assets, want 4: %v", len(refs), refs)
 	}
