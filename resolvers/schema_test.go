@@ -138,3 +138,30 @@ func rawGraphQL(t *testing.T, env *servertest.Env, user, query string, out any) 
 		t.Fatal(err)
 	}
 }
+
+// TestTimesMatchREST: a task's times read the same, to the digit, over
+// GraphQL (from the case's state) and over REST (from the task row).
+func TestTimesMatchREST(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		caseID := setupPermit(t, env).Id
+		var resp struct {
+			Data struct {
+				Case struct {
+					Tasks []struct{ ID, DueDate, CreatedOn, LastModified string }
+				}
+			}
+		}
+		rawGraphQL(t, env, "alice", `{ case(id: "`+caseID+`") { tasks { id dueDate createdOn lastModified } } }`, &resp)
+		if len(resp.Data.Case.Tasks) == 0 {
+			t.Fatal("no tasks")
+		}
+		for _, tk := range resp.Data.Case.Tasks {
+			r := env.Do(servertest.Request{Method: "GET", Path: "/tasks/" + tk.ID, User: "alice"})
+			var rest struct{ DueDate, CreatedOn, LastModified string }
+			r.JSON(t, &rest)
+			if tk.DueDate == "" || rest.DueDate != tk.DueDate || rest.CreatedOn != tk.CreatedOn || rest.LastModified != tk.LastModified {
+				t.Errorf("GraphQL %+v, REST %+v", tk, rest)
+			}
+		}
+	})
+}
