@@ -80,6 +80,7 @@ type TaskFilter struct {
 	Limit     int
 	SortBy    string
 	Ascending bool
+	After     *Keyset // see CaseFilter.After
 }
 
 // TaskSortColumns maps the sort fields a client may name to columns.
@@ -125,7 +126,7 @@ func ListTasks(ctx context.Context, idb bun.IDB, userID string, f TaskFilter) ([
 	if f.DueBefore != nil {
 		q = q.Where("task_row.due_date < ?", *f.DueBefore)
 	}
-	q = sortAndPage(q, "task_row", TaskSortColumns, f.SortBy, f.Ascending, f.Offset, f.Limit)
+	q = sortAndPage(q, "task_row", TaskSortColumns, f.SortBy, f.Ascending, f.Offset, f.Limit, f.After)
 	if err := q.Scan(ctx); err != nil {
 		return nil, fmt.Errorf("db: list tasks: %w", err)
 	}

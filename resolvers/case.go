@@ -3,8 +3,10 @@ package resolvers
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/casegraph/casegraph/model"
 	"github.com/casegraph/casegraph/service"
@@ -88,37 +90,145 @@ func transitionResult(ctx context.Context, caseID string, err error) (*model.Tra
 	return &model.TransitionResult{Changed: changed, Case: c}, nil
 }
 
-// Cursors are opaque to clients; they carry the offset of the edge.
-func encodeCursor(offset int) string {
-	return base64.RawURLEncoding.EncodeToString([]byte("offset:" + strconv.Itoa(offset)))
+// A cursor is opaque to clients: it holds its edge's place in the sorted
+// list (the sort value and the id), so the next page starts after that
+// row whatever was inserted before it, and the sort it belongs to, so that
+// it is not used with another.
+type cursor struct {
+	Sort  string `json:"s"`
+	Kind  string `json:"k"` // t: time, i: int, s: string, n: null
+	Value string `json:"v,omitempty"`
+	ID    string `json:"id"`
 }
 
-func decodeCursor(cursor string) (int, error) {
-	b, err := base64.RawURLEncoding.DecodeString(cursor)
-	if err != nil {
-		return 0, service.E("graphql.cases", service.Invalid, "The cursor is not valid")
+// sortKey names a list's order: the sort field (last change by default)
+// and the direction (descending by default).
+func sortKey[F, O ~string](field *F, order *O) (string, string, bool) {
+	f, asc := "lastmodified", false
+	if field != nil && *field != "" {
+		f = string(*field)
 	}
-	n, err := strconv.Atoi(strings.TrimPrefix(string(b), "offset:"))
-	if err != nil || n < 0 || !strings.HasPrefix(string(b), "offset:") {
-		return 0, service.E("graphql.cases", service.Invalid, "The cursor is not valid")
+	if order != nil && strings.EqualFold(string(*order), "asc") {
+		asc = true
 	}
-	return n, nil
+	key := f + " desc"
+	if asc {
+		key = f + " asc"
+	}
+	return key, f, asc
 }
 
-// pageWindow turns a Relay connection's first and after into the offset
-// of the first edge and the page size (at most maxPage).
-func pageWindow(first *int, after *string) (offset, n int, err error) {
-	if after != nil {
-		if offset, err = decodeCursor(*after); err != nil {
-			return 0, 0, err
+func encodeCursor(sort string, value any, id string) string {
+	c := cursor{Sort: sort, ID: id, Kind: "n"}
+	switch v := value.(type) {
+	case time.Time:
+		c.Kind, c.Value = "t", v.UTC().Format(time.RFC3339Nano)
+	case *time.Time:
+		if v != nil {
+			c.Kind, c.Value = "t", v.UTC().Format(time.RFC3339Nano)
 		}
-		offset++
+	case int:
+		c.Kind, c.Value = "i", strconv.Itoa(v)
+	case string:
+		c.Kind, c.Value = "s", v
 	}
-	n = maxPage
+	b, _ := json.Marshal(c)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursor(s, sort string) (*service.Keyset, error) {
+	bad := service.E("graphql.cursor", service.Invalid, "The cursor is not valid: pass the endCursor of the previous page as after")
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	var c cursor
+	if err != nil || json.Unmarshal(b, &c) != nil || c.ID == "" {
+		return nil, bad
+	}
+	if c.Sort != sort {
+		return nil, service.Ef("graphql.cursor", service.Invalid,
+			"The cursor belongs to a list sorted by %s, not by %s: start again without after", c.Sort, sort)
+	}
+	k := &service.Keyset{ID: c.ID}
+	switch c.Kind {
+	case "t":
+		t, err := time.Parse(time.RFC3339Nano, c.Value)
+		if err != nil {
+			return nil, bad
+		}
+		k.Value = t.UTC()
+	case "i":
+		n, err := strconv.Atoi(c.Value)
+		if err != nil {
+			return nil, bad
+		}
+		k.Value = n
+	case "s":
+		k.Value = c.Value
+	case "n":
+	default:
+		return nil, bad
+	}
+	return k, nil
+}
+
+// pageWindow turns a Relay connection's first and after into the keyset
+// to start after and the page size (at most maxPage).
+func pageWindow(first *int, after *string, sort string) (*service.Keyset, int, error) {
+	var k *service.Keyset
+	if after != nil {
+		var err error
+		if k, err = decodeCursor(*after, sort); err != nil {
+			return nil, 0, err
+		}
+	}
+	n := maxPage
 	if first != nil {
 		n = min(max(*first, 0), maxPage)
 	}
-	return offset, n, nil
+	return k, n, nil
+}
+
+// caseSortValue is the value of a case's sort field, as its cursor holds it.
+func caseSortValue(r service.CaseRecord, field string) any {
+	switch field {
+	case "id":
+		return r.ID
+	case "casename":
+		return r.Name
+	case "state":
+		return r.State
+	case "tenant":
+		return r.Tenant
+	case "failures":
+		return r.Failures
+	case "createdon":
+		return r.CreatedOn
+	case "createdby":
+		return r.CreatedBy
+	case "modifiedby":
+		return r.ModifiedBy
+	}
+	return r.LastModified
+}
+
+// taskSortValue is the value of a task's sort field, as its cursor holds it.
+func taskSortValue(t service.Task, field string) any {
+	switch field {
+	case "taskstate":
+		return t.TaskState
+	case "assignee":
+		return t.Assignee
+	case "owner":
+		return t.Owner
+	case "duedate":
+		return t.DueDate
+	case "createdon":
+		return t.CreatedOn
+	case "createdby":
+		return t.CreatedBy
+	case "modifiedby":
+		return t.ModifiedBy
+	}
+	return t.LastModified
 }
 
 // maxPage bounds a page of cases.

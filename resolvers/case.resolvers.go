@@ -261,11 +261,17 @@ func (r *queryResolver) Cases(ctx context.Context, filter *model.CaseFilter, fir
 	if err != nil {
 		return nil, err
 	}
-	offset, n, err := pageWindow(first, after)
+	var sortBy *model.CaseSortField
+	var sortOrder *model.SortOrder
+	if filter != nil {
+		sortBy, sortOrder = filter.SortBy, filter.SortOrder
+	}
+	sort, field, _ := sortKey(sortBy, sortOrder)
+	afterKey, n, err := pageWindow(first, after, sort)
 	if err != nil {
 		return nil, err
 	}
-	q := service.CaseQuery{Offset: offset, NumberOfResults: n + 1}
+	q := service.CaseQuery{After: afterKey, NumberOfResults: n + 1, SortBy: field}
 	if filter != nil {
 		q.Tenant, q.State, q.CaseName = deref(filter.Tenant), deref(filter.State), deref(filter.CaseName)
 		q.Identifiers, q.SortBy, q.SortOrder = deref(filter.Identifiers), deref(filter.SortBy), deref(filter.SortOrder)
@@ -279,10 +285,10 @@ func (r *queryResolver) Cases(ctx context.Context, filter *model.CaseFilter, fir
 	}
 	conn := &model.CaseConnection{Edges: []*model.CaseEdge{}, PageInfo: &model.PageInfo{HasNextPage: len(views) > n}}
 	l := loadersFrom(ctx)
-	for i, v := range views[:min(len(views), n)] {
+	for _, v := range views[:min(len(views), n)] {
 		// Nested fields of these cases read them from the loader, not SQL.
 		l.cases.Prime(ctx, v.Record.ID, v)
-		conn.Edges = append(conn.Edges, &model.CaseEdge{Cursor: encodeCursor(offset + i), Node: toCase(v)})
+		conn.Edges = append(conn.Edges, &model.CaseEdge{Cursor: encodeCursor(sort, caseSortValue(v.Record, field), v.Record.ID), Node: toCase(v)})
 	}
 	if len(conn.Edges) > 0 {
 		conn.PageInfo.EndCursor = &conn.Edges[len(conn.Edges)-1].Cursor

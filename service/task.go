@@ -31,6 +31,7 @@ type TaskQuery struct {
 	NumberOfResults            int // default 100
 	SortBy                     string
 	SortOrder                  string
+	After                      *Keyset // pages by keyset instead of Offset
 }
 
 // ListTasks returns the tasks the caller may see: of cases it is in the
@@ -53,7 +54,7 @@ func taskFilter(q TaskQuery) (db.TaskFilter, error) {
 	}
 	f := db.TaskFilter{Tenant: q.Tenant, Identifiers: ids, CaseName: q.CaseName, TaskName: q.TaskName,
 		Assignee: q.Assignee, Owner: q.Owner, Offset: q.Offset, Limit: q.NumberOfResults, SortBy: q.SortBy,
-		Ascending: strings.EqualFold(q.SortOrder, "asc")}
+		Ascending: strings.EqualFold(q.SortOrder, "asc"), After: q.After}
 	if f.Limit <= 0 {
 		f.Limit = 100
 	}
