@@ -94,6 +94,17 @@ func ListCases(ctx context.Context, idb bun.IDB, userID string, f CaseFilter, wi
 	return out, nil
 }
 
+// CountCases counts the cases ListCases would list without paging.
+func CountCases(ctx context.Context, idb bun.IDB, userID string, f CaseFilter) (int, error) {
+	q := idb.NewSelect().Model((*caseRow)(nil)).
+		Where(visibleCase("case_row.id", "case_row.tenant"), userID, userID)
+	n, err := applyCaseFilter(q, "case_row", f).Count(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("db: count cases: %w", err)
+	}
+	return int(n), nil
+}
+
 // sortAndPage orders a list by the column a client named (last_modified
 // when it named none it may sort by), with the id as tie-breaker so that
 // pages never overlap, and cuts the page.

@@ -75,8 +75,9 @@ type ComplexityRoot struct {
 	}
 
 	CaseConnection struct {
-		Edges    func(childComplexity int) int
-		PageInfo func(childComplexity int) int
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
 	}
 
 	CaseEdge struct {
@@ -250,8 +251,9 @@ type ComplexityRoot struct {
 	}
 
 	TaskConnection struct {
-		Edges    func(childComplexity int) int
-		PageInfo func(childComplexity int) int
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
 	}
 
 	TaskEdge struct {
@@ -546,6 +548,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CaseConnection.PageInfo(childComplexity), true
+	case "CaseConnection.totalCount":
+		if e.ComplexityRoot.CaseConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CaseConnection.TotalCount(childComplexity), true
 
 	case "CaseEdge.cursor":
 		if e.ComplexityRoot.CaseEdge.Cursor == nil {
@@ -1461,6 +1469,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TaskConnection.PageInfo(childComplexity), true
+	case "TaskConnection.totalCount":
+		if e.ComplexityRoot.TaskConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TaskConnection.TotalCount(childComplexity), true
 
 	case "TaskEdge.cursor":
 		if e.ComplexityRoot.TaskEdge.Cursor == nil {
@@ -1939,6 +1953,8 @@ func (ec *executionContext) childFields_Case(ctx context.Context, field graphql.
 
 func (ec *executionContext) childFields_CaseConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
+	case "totalCount":
+		return ec.fieldContext_CaseConnection_totalCount(ctx, field)
 	case "edges":
 		return ec.fieldContext_CaseConnection_edges(ctx, field)
 	case "pageInfo":
@@ -2205,6 +2221,8 @@ func (ec *executionContext) childFields_Task(ctx context.Context, field graphql.
 
 func (ec *executionContext) childFields_TaskConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
+	case "totalCount":
+		return ec.fieldContext_TaskConnection_totalCount(ctx, field)
 	case "edges":
 		return ec.fieldContext_TaskConnection_edges(ctx, field)
 	case "pageInfo":
@@ -3813,6 +3831,29 @@ func (ec *executionContext) fieldContext_Case_discretionaryItems(_ context.Conte
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _CaseConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.CaseConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CaseConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CaseConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CaseConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _CaseConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.CaseConnection) (ret graphql.Marshaler) {
@@ -7586,6 +7627,29 @@ func (ec *executionContext) fieldContext_Task_planItem(_ context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _TaskConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.TaskConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TaskConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TaskConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TaskConnection", field, false, false, "Int")
+}
+
 func (ec *executionContext) _TaskConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.TaskConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10072,6 +10136,11 @@ func (ec *executionContext) _CaseConnection(ctx context.Context, sel ast.Selecti
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("CaseConnection")
+		case "totalCount":
+			out.Values[i] = ec._CaseConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "edges":
 			out.Values[i] = ec._CaseConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -11283,6 +11352,11 @@ func (ec *executionContext) _TaskConnection(ctx context.Context, sel ast.Selecti
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("TaskConnection")
+		case "totalCount":
+			out.Values[i] = ec._TaskConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "edges":
 			out.Values[i] = ec._TaskConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {

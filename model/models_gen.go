@@ -20,6 +20,8 @@ type BusinessIdentifier struct {
 
 // A page of cases (Relay connection).
 type CaseConnection struct {
+	// How many cases the filter selects, all pages together (one more query; ask only when shown).
+	TotalCount int `json:"totalCount"`
 	// The cases of this page.
 	Edges []*CaseEdge `json:"edges"`
 	// Whether there is a next page, and the cursor to ask for it.
@@ -204,6 +206,8 @@ type StartCaseInput struct {
 
 // A page of tasks (Relay connection).
 type TaskConnection struct {
+	// How many tasks the filter selects, all pages together (one more query; ask only when shown).
+	TotalCount int `json:"totalCount"`
 	// The tasks of this page.
 	Edges []*TaskEdge `json:"edges"`
 	// Whether there is a next page, and the cursor to ask for it.

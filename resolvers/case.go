@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/casegraph/casegraph/model"
 	"github.com/casegraph/casegraph/service"
@@ -185,6 +188,15 @@ func pageWindow(first *int, after *string, sort string) (*service.Keyset, int, e
 		n = min(max(*first, 0), maxPage)
 	}
 	return k, n, nil
+}
+
+// countIfAsked counts a connection's rows only when the query selects
+// totalCount: the count is one more query.
+func countIfAsked(ctx context.Context, count func() (int, error)) (int, error) {
+	if !slices.Contains(graphql.CollectAllFields(ctx), "totalCount") {
+		return 0, nil
+	}
+	return count()
 }
 
 // caseSortValue is the value of a case's sort field, as its cursor holds it.

@@ -276,14 +276,18 @@ func (r *queryResolver) Cases(ctx context.Context, filter *model.CaseFilter, fir
 		q.Tenant, q.State, q.CaseName = deref(filter.Tenant), deref(filter.State), deref(filter.CaseName)
 		q.Identifiers, q.SortBy, q.SortOrder = deref(filter.Identifiers), deref(filter.SortBy), deref(filter.SortOrder)
 	}
+	total, err := countIfAsked(ctx, func() (int, error) { return r.Service.CountCaseList(ctx, who, q) })
+	if err != nil {
+		return nil, err
+	}
 	if n == 0 {
-		return &model.CaseConnection{Edges: []*model.CaseEdge{}, PageInfo: &model.PageInfo{}}, nil
+		return &model.CaseConnection{Edges: []*model.CaseEdge{}, PageInfo: &model.PageInfo{}, TotalCount: total}, nil
 	}
 	views, err := r.Service.ListCaseViews(ctx, who, q)
 	if err != nil {
 		return nil, err
 	}
-	conn := &model.CaseConnection{Edges: []*model.CaseEdge{}, PageInfo: &model.PageInfo{HasNextPage: len(views) > n}}
+	conn := &model.CaseConnection{Edges: []*model.CaseEdge{}, PageInfo: &model.PageInfo{HasNextPage: len(views) > n}, TotalCount: total}
 	l := loadersFrom(ctx)
 	for _, v := range views[:min(len(views), n)] {
 		// Nested fields of these cases read them from the loader, not SQL.

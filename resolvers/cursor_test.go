@@ -57,8 +57,15 @@ func TestKeysetCursorsSurviveInserts(t *testing.T) {
 				t.Fatalf("sort %+v: saw %d cases, had %d before the inserts", f, len(seen), total)
 			}
 		}
-		// A cursor belongs to its sort.
+		// totalCount counts every page, with the filter.
 		page := mustCases(t, env, nil, 2, nil)
+		if all := mustCases(t, env, nil, 1000, nil); page.Cases.TotalCount != len(all.Cases.Edges) || page.Cases.TotalCount < 10 {
+			t.Fatalf("totalCount %d, %d cases", page.Cases.TotalCount, len(all.Cases.Edges))
+		}
+		if none := mustCases(t, env, &client.CaseFilter{CaseName: ptr("no such case")}, 2, nil); none.Cases.TotalCount != 0 {
+			t.Fatalf("totalCount of no case: %d", none.Cases.TotalCount)
+		}
+		// A cursor belongs to its sort.
 		_, err := client.Cases(ctx, env.GraphQL("alice"), sorts[2], ptr(2), page.Cases.PageInfo.EndCursor)
 		expectCode(t, err, "BAD_USER_INPUT", "The cursor belongs to a list sorted by lastmodified desc, not by casename desc: start again without after")
 		_, err = client.Cases(ctx, env.GraphQL("alice"), nil, ptr(2), ptr("not a cursor"))
@@ -84,7 +91,7 @@ func TestKeysetCursorsSurviveInserts(t *testing.T) {
 			after = tp.Tasks.PageInfo.EndCursor
 		}
 		all, err := client.Tasks(ctx, env.GraphQL("alice"), nil, ptr(1000), nil)
-		if err != nil || len(seen) != len(all.Tasks.Edges) || len(seen) < 5 {
+		if err != nil || len(seen) != len(all.Tasks.Edges) || len(seen) < 5 || all.Tasks.TotalCount != len(seen) {
 			t.Fatalf("paged %d tasks by due date, %d in all (%v)", len(seen), len(all.Tasks.Edges), err)
 		}
 	})

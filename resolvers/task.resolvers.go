@@ -147,7 +147,11 @@ func (r *queryResolver) Tasks(ctx context.Context, filter *model.TaskFilter, fir
 		}
 		q.TaskState = strings.Join(states, ";")
 	}
-	conn := &model.TaskConnection{Edges: []*model.TaskEdge{}, PageInfo: &model.PageInfo{}}
+	total, err := countIfAsked(ctx, func() (int, error) { return r.Service.CountTaskList(ctx, who, q) })
+	if err != nil {
+		return nil, err
+	}
+	conn := &model.TaskConnection{Edges: []*model.TaskEdge{}, PageInfo: &model.PageInfo{}, TotalCount: total}
 	if n == 0 {
 		return conn, nil
 	}

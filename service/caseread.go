@@ -68,6 +68,18 @@ func (s *Service) ListCaseViews(ctx context.Context, who auth.Identity, q CaseQu
 	return views, nil
 }
 
+// CountCaseList counts the cases ListCases would list, all pages
+// together.
+func (s *Service) CountCaseList(ctx context.Context, who auth.Identity, q CaseQuery) (int, error) {
+	const op = "service.CountCaseList"
+	ids, err := parseIdentifierFilter(q.Identifiers)
+	if err != nil {
+		return 0, Ef(op, Invalid, "Invalid identifiers filter: %v", err)
+	}
+	n, err := db.CountCases(ctx, s.db, who.UserID, db.CaseFilter{Tenant: q.Tenant, State: q.State, CaseName: q.CaseName, Identifiers: ids})
+	return n, wrap(op, err)
+}
+
 func (s *Service) listCases(ctx context.Context, op string, who auth.Identity, q CaseQuery, withState bool) ([]db.LoadedCase, error) {
 	ids, err := parseIdentifierFilter(q.Identifiers)
 	if err != nil {

@@ -47,6 +47,19 @@ func (s *Service) ListTasks(ctx context.Context, who auth.Identity, q TaskQuery)
 	return tasks, wrap(op, err)
 }
 
+// CountTaskList counts the tasks ListTasks would list, all pages
+// together.
+func (s *Service) CountTaskList(ctx context.Context, who auth.Identity, q TaskQuery) (int, error) {
+	const op = "service.CountTaskList"
+	f, err := taskFilter(q)
+	if err != nil {
+		return 0, &Error{Op: op, Kind: Invalid, Msg: err.Error()}
+	}
+	f.After = nil
+	n, err := db.CountTaskList(ctx, s.db, who.UserID, f)
+	return n, wrap(op, err)
+}
+
 func taskFilter(q TaskQuery) (db.TaskFilter, error) {
 	ids, err := parseIdentifierFilter(q.Identifiers)
 	if err != nil {

@@ -892,12 +892,17 @@ func (v *CaseWithHistoryResponse) GetCase() *CaseWithHistoryCase { return v.Case
 type CasesCasesCaseConnection struct {
 	// The cases of this page.
 	Edges []CasesCasesCaseConnectionEdgesCaseEdge `json:"edges"`
+	// How many cases the filter selects, all pages together (one more query; ask only when shown).
+	TotalCount int `json:"totalCount"`
 	// Whether there is a next page, and the cursor to ask for it.
 	PageInfo CasesCasesCaseConnectionPageInfo `json:"pageInfo"`
 }
 
 // GetEdges returns CasesCasesCaseConnection.Edges, and is useful for accessing the field via an interface.
 func (v *CasesCasesCaseConnection) GetEdges() []CasesCasesCaseConnectionEdgesCaseEdge { return v.Edges }
+
+// GetTotalCount returns CasesCasesCaseConnection.TotalCount, and is useful for accessing the field via an interface.
+func (v *CasesCasesCaseConnection) GetTotalCount() int { return v.TotalCount }
 
 // GetPageInfo returns CasesCasesCaseConnection.PageInfo, and is useful for accessing the field via an interface.
 func (v *CasesCasesCaseConnection) GetPageInfo() CasesCasesCaseConnectionPageInfo { return v.PageInfo }
@@ -4127,12 +4132,17 @@ func (v *TasksResponse) GetTasks() TasksTasksTaskConnection { return v.Tasks }
 type TasksTasksTaskConnection struct {
 	// The tasks of this page.
 	Edges []TasksTasksTaskConnectionEdgesTaskEdge `json:"edges"`
+	// How many tasks the filter selects, all pages together (one more query; ask only when shown).
+	TotalCount int `json:"totalCount"`
 	// Whether there is a next page, and the cursor to ask for it.
 	PageInfo TasksTasksTaskConnectionPageInfo `json:"pageInfo"`
 }
 
 // GetEdges returns TasksTasksTaskConnection.Edges, and is useful for accessing the field via an interface.
 func (v *TasksTasksTaskConnection) GetEdges() []TasksTasksTaskConnectionEdgesTaskEdge { return v.Edges }
+
+// GetTotalCount returns TasksTasksTaskConnection.TotalCount, and is useful for accessing the field via an interface.
+func (v *TasksTasksTaskConnection) GetTotalCount() int { return v.TotalCount }
 
 // GetPageInfo returns TasksTasksTaskConnection.PageInfo, and is useful for accessing the field via an interface.
 func (v *TasksTasksTaskConnection) GetPageInfo() TasksTasksTaskConnectionPageInfo { return v.PageInfo }
@@ -5499,6 +5509,7 @@ query Cases ($filter: CaseFilter, $first: Int, $after: String) {
 				}
 			}
 		}
+		totalCount
 		pageInfo {
 			hasNextPage
 			endCursor
@@ -6934,6 +6945,7 @@ query Tasks ($filter: TaskFilter, $first: Int, $after: String) {
 				... TaskFields
 			}
 		}
+		totalCount
 		pageInfo {
 			hasNextPage
 			endCursor
