@@ -177,7 +177,6 @@ func str(description string) schema {
 func arrayOf(items schema) schema { return schema{"type": "array", "items": items} }
 
 func stringList() schema { return arrayOf(schema{"type": "string"}) }
-func anyJSON() schema    { return schema{"description": "any JSON value"} }
 func anyObject() schema {
 	return schema{"type": "object", "description": "a JSON object", "additionalProperties": true}
 }
