@@ -30,6 +30,17 @@ type CaseFilter struct {
 	Limit       int
 	SortBy      string // a cases column
 	Ascending   bool
+	// After, when set, pages by keyset: the rows after this one in the
+	// sort order, whatever was inserted before it since.
+	After *Keyset
+}
+
+// Keyset is a row's place in a sorted list: the value of the sort column
+// (nil for NULL) and the id that breaks ties. Paging by keyset puts NULLs
+// last in both directions, on both databases.
+type Keyset struct {
+	Value any
+	ID    string
 }
 
 // IdentifierCondition is one name of an identifiers filter: with Values,
@@ -59,7 +70,7 @@ func ListCases(ctx context.Context, idb bun.IDB, userID string, f CaseFilter, wi
 		q = q.ExcludeColumn("snapshot")
 	}
 	q = applyCaseFilter(q, "case_row", f)
-	q = sortAndPage(q, "case_row", CaseSortColumns, f.SortBy, f.Ascending, f.Offset, f.Limit)
+	q = sortAndPage(q, "case_row", CaseSortColumns, f.SortBy, f.Ascending, f.Offset, f.Limit, f.After)
 	if err := q.Scan(ctx); err != nil {
 		return nil, fmt.Errorf("db: list cases: %w", err)
 	}
@@ -77,19 +88,42 @@ func ListCases(ctx context.Context, idb bun.IDB, userID string, f CaseFilter, wi
 	return out, nil
 }
 
+// CountCases counts the cases ListCases would list without paging.
+func CountCases(ctx context.Context, idb bun.IDB, userID string, f CaseFilter) (int, error) {
+	q := idb.NewSelect().Model((*caseRow)(nil)).
+		Where(visibleCase("case_row.id", "case_row.tenant"), userID, userID)
+	n, err := applyCaseFilter(q, "case_row", f).Count(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("db: count cases: %w", err)
+	}
+	return int(n), nil
+}
+
 // sortAndPage orders a list by the column a client named (last_modified
 // when it named none it may sort by), with the id as tie-breaker so that
 // pages never overlap, and cuts the page.
-func sortAndPage(q *bun.SelectQuery, alias string, columns map[string]string, sortBy string, asc bool, offset, limit int) *bun.SelectQuery {
+func sortAndPage(q *bun.SelectQuery, alias string, columns map[string]string, sortBy string, asc bool, offset, limit int, after *Keyset) *bun.SelectQuery {
 	col, ok := columns[strings.ToLower(sortBy)]
 	if !ok {
 		col = "last_modified"
 	}
-	dir := "DESC"
+	col = alias + "." + col
+	dir, cmp := "DESC", "<"
 	if asc {
-		dir = "ASC"
+		dir, cmp = "ASC", ">"
 	}
-	q = q.OrderExpr(alias + "." + col + " " + dir).OrderExpr(alias + ".id " + dir).Offset(int64(max(offset, 0)))
+	if after == nil {
+		q = q.OrderExpr(col + " " + dir)
+	} else {
+		q = q.OrderExpr(col + " " + dir + " NULLS LAST")
+		if after.Value == nil {
+			q = q.Where("("+col+" IS NULL AND "+alias+".id "+cmp+" ?)", after.ID)
+		} else {
+			q = q.Where("("+col+" "+cmp+" ? OR ("+col+" = ? AND "+alias+".id "+cmp+" ?) OR "+col+" IS NULL)",
+				after.Value, after.Value, after.ID)
+		}
+	}
+	q = q.OrderExpr(alias + ".id " + dir).Offset(int64(max(offset, 0)))
 	if limit > 0 {
 		q = q.Limit(int64(limit))
 	}

@@ -87,6 +87,7 @@ type TaskFilter struct {
 	Limit     int
 	SortBy    string
 	Ascending bool
+	After     *Keyset // see CaseFilter.After
 }
 
 // TaskSortColumns maps the sort fields a client may name to columns.
@@ -98,41 +99,8 @@ var TaskSortColumns = map[string]string{
 // ListTasks returns the tasks visible to userID that pass f.
 func ListTasks(ctx context.Context, idb bun.IDB, userID string, f TaskFilter) ([]Task, error) {
 	var rows []taskRow
-	q := idb.NewSelect().Model(&rows)
-	if f.Assignee != "" {
-		q = q.Where("task_row.assignee = ?", f.Assignee).
-			Where(visibleCase("task_row.case_id", "task_row.tenant"), userID, userID)
-	} else {
-		q = q.Where(visibleTaskFilter(), userID, userID)
-	}
-	if f.Tenant != "" {
-		q = q.Where("task_row.tenant = ?", f.Tenant)
-	}
-	if f.CaseID != "" {
-		q = q.Where("task_row.case_id = ?", f.CaseID)
-	}
-	for _, c := range f.Identifiers {
-		q = identifierCondition(q, "task_row.case_id", c)
-	}
-	if f.CaseName != "" {
-		q = q.Where("task_row.case_name = ?", f.CaseName)
-	}
-	if f.TaskName != "" {
-		q = q.Where("task_row.task_name = ?", f.TaskName)
-	}
-	if len(f.TaskStates) > 0 {
-		q = q.Where("task_row.task_state IN (?)", bun.List(f.TaskStates))
-	}
-	if f.Owner != "" {
-		q = q.Where("task_row.owner = ?", f.Owner)
-	}
-	if f.DueFrom != nil {
-		q = q.Where("task_row.due_date >= ?", *f.DueFrom)
-	}
-	if f.DueBefore != nil {
-		q = q.Where("task_row.due_date < ?", *f.DueBefore)
-	}
-	q = sortAndPage(q, "task_row", TaskSortColumns, f.SortBy, f.Ascending, f.Offset, f.Limit)
+	q := filterTasks(idb.NewSelect().Model(&rows), userID, f)
+	q = sortAndPage(q, "task_row", TaskSortColumns, f.SortBy, f.Ascending, f.Offset, f.Limit, f.After)
 	if err := q.Scan(ctx); err != nil {
 		return nil, fmt.Errorf("db: list tasks: %w", err)
 	}
@@ -232,4 +200,51 @@ func GetTask(ctx context.Context, idb bun.IDB, caseID, id string) (Task, error) 
 		return Task{}, fmt.Errorf("db: select task: %w", err)
 	}
 	return row.task(), nil
+}
+
+// CountTaskList counts the tasks ListTasks would list without paging.
+func CountTaskList(ctx context.Context, idb bun.IDB, userID string, f TaskFilter) (int, error) {
+	n, err := filterTasks(idb.NewSelect().Model((*taskRow)(nil)), userID, f).Count(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("db: count tasks: %w", err)
+	}
+	return int(n), nil
+}
+
+// filterTasks adds to q the visibility and the filters of f.
+func filterTasks(q *bun.SelectQuery, userID string, f TaskFilter) *bun.SelectQuery {
+	if f.Assignee != "" {
+		q = q.Where("task_row.assignee = ?", f.Assignee).
+			Where(visibleCase("task_row.case_id", "task_row.tenant"), userID, userID)
+	} else {
+		q = q.Where(visibleTaskFilter(), userID, userID)
+	}
+	if f.Tenant != "" {
+		q = q.Where("task_row.tenant = ?", f.Tenant)
+	}
+	if f.CaseID != "" {
+		q = q.Where("task_row.case_id = ?", f.CaseID)
+	}
+	for _, c := range f.Identifiers {
+		q = identifierCondition(q, "task_row.case_id", c)
+	}
+	if f.CaseName != "" {
+		q = q.Where("task_row.case_name = ?", f.CaseName)
+	}
+	if f.TaskName != "" {
+		q = q.Where("task_row.task_name = ?", f.TaskName)
+	}
+	if len(f.TaskStates) > 0 {
+		q = q.Where("task_row.task_state IN (?)", bun.List(f.TaskStates))
+	}
+	if f.Owner != "" {
+		q = q.Where("task_row.owner = ?", f.Owner)
+	}
+	if f.DueFrom != nil {
+		q = q.Where("task_row.due_date >= ?", *f.DueFrom)
+	}
+	if f.DueBefore != nil {
+		q = q.Where("task_row.due_date < ?", *f.DueBefore)
+	}
+	return q
 }

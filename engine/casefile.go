@@ -121,7 +121,7 @@ func (r *run) stateError(op CaseFileOp, s slot) error {
 		state = Discarded
 	}
 	name := string(op)
-	return errorf(ErrInvalid, "%sCaseFileItem[%s] cannot be done because item is in state %s",
+	return stateErrorf("%sCaseFileItem[%s] cannot be done because item is in state %s",
 		strings.ToUpper(name[:1])+name[1:], s.path, state)
 }
 

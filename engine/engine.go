@@ -67,10 +67,22 @@ const (
 type Error struct {
 	Kind ErrorKind
 	Msg  string
+	// WrongState marks an ErrInvalid command that is right in itself but
+	// not in the state its target is in (claiming a completed task):
+	// GraphQL answers it as INVALID_STATE, REST as 400 like any invalid
+	// command.
+	WrongState bool
 }
 
 // Error returns the message.
 func (e *Error) Error() string { return e.Msg }
+
+// stateErrorf is an ErrInvalid error about the state of the target.
+func stateErrorf(format string, args ...any) *Error {
+	e := errorf(ErrInvalid, format, args...)
+	e.WrongState = true
+	return e
+}
 
 func errorf(kind ErrorKind, format string, args ...any) *Error {
 	return &Error{Kind: kind, Msg: fmt.Sprintf(format, args...)}

@@ -61,7 +61,7 @@ func (r *run) makeTransition(cmd MakeTransition) error {
 }
 
 func (r *run) stageNotActive(p *PlanItem, t Transition) error {
-	return errorf(ErrInvalid, "Cannot perform action '%s' on '%s', since the surrounding stage is not active",
+	return stateErrorf("Cannot perform action '%s' on '%s', since the surrounding stage is not active",
 		cmmnTransition(t), p.Name)
 }
 
@@ -97,7 +97,7 @@ func (r *run) userTransition(p *PlanItem, t Transition) (bool, error) {
 			return false, nil
 		}
 		if !r.canCompleteManually(p) {
-			return false, errorf(ErrInvalid, "Cannot complete the stage as there are active items remaining")
+			return false, stateErrorf("Cannot complete the stage as there are active items remaining")
 		}
 	}
 	return r.transition(p, t, "")

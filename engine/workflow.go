@@ -29,7 +29,7 @@ func (r *run) taskAccess(cmd, id string) (*PlanItem, error) {
 	switch p.State {
 	case Active, Suspended, Failed, Enabled, Disabled:
 	default:
-		return nil, errorf(ErrInvalid, "%s cannot be done because task %s (%s) is in state %s", cmd, p.Name, p.ID, p.State)
+		return nil, stateErrorf("%s cannot be done because task %s (%s) is in state %s", cmd, p.Name, p.ID, p.State)
 	}
 	if !r.actor.HasRole(r.taskRole(p)) && !r.isAssignee(p) {
 		return nil, noPermission(cmd, p)
@@ -69,7 +69,7 @@ func workflowActive(cmd string, p *PlanItem) error {
 	case Unassigned, Assigned, Delegated:
 		return nil
 	}
-	return errorf(ErrInvalid, "%s[%s]: Cannot be done because the task is not Active but %s", cmd, p.ID, state)
+	return stateErrorf("%s[%s]: Cannot be done because the task is not Active but %s", cmd, p.ID, state)
 }
 
 // manageTask checks a claim, assignment or delegation: beyond access,
@@ -98,7 +98,7 @@ func (r *run) performTask(cmd, id string) (*PlanItem, error) {
 		return nil, err
 	}
 	if p.State != Active {
-		return nil, errorf(ErrInvalid, "%s cannot be done because task %s (%s) is in state %s", cmd, p.Name, p.ID, p.State)
+		return nil, stateErrorf("%s cannot be done because task %s (%s) is in state %s", cmd, p.Name, p.ID, p.State)
 	}
 	return p, r.pairing(cmd, p, r.actor.UserID)
 }

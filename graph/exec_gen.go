@@ -75,8 +75,9 @@ type ComplexityRoot struct {
 	}
 
 	CaseConnection struct {
-		Edges    func(childComplexity int) int
-		PageInfo func(childComplexity int) int
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
 	}
 
 	CaseEdge struct {
@@ -167,7 +168,7 @@ type ComplexityRoot struct {
 		DeployDefinition       func(childComplexity int, tenant *string, name string, xml string) int
 		DisableTenant          func(childComplexity int, name string) int
 		EnableTenant           func(childComplexity int, name string) int
-		MakePlanItemTransition func(childComplexity int, caseID string, planItem string, transition string) int
+		MakePlanItemTransition func(childComplexity int, caseID string, planItem string, transition model.Transition) int
 		PlanDiscretionaryItem  func(childComplexity int, caseID string, parentID string, definitionID string, name *string, planItemID *string) int
 		RaiseUserEvent         func(childComplexity int, caseID string, event string) int
 		RemoveCaseTeamMember   func(childComplexity int, caseID string, memberID string, memberType *model.MemberType) int
@@ -253,8 +254,9 @@ type ComplexityRoot struct {
 	}
 
 	TaskConnection struct {
-		Edges    func(childComplexity int) int
-		PageInfo func(childComplexity int) int
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
 	}
 
 	TaskEdge struct {
@@ -331,7 +333,7 @@ type MutationResolver interface {
 	RemoveTenantUser(ctx context.Context, tenant string, userID string) (bool, error)
 	ReplaceTenantUsers(ctx context.Context, tenant string, users []*model.TenantUserInput) (*model.Tenant, error)
 	StartCase(ctx context.Context, input model.StartCaseInput) (*model.Case, error)
-	MakePlanItemTransition(ctx context.Context, caseID string, planItem string, transition string) (*model.TransitionResult, error)
+	MakePlanItemTransition(ctx context.Context, caseID string, planItem string, transition model.Transition) (*model.TransitionResult, error)
 	RaiseUserEvent(ctx context.Context, caseID string, event string) (*model.TransitionResult, error)
 	CreateCaseFileItem(ctx context.Context, caseID string, path string, value any) (*model.Case, error)
 	UpdateCaseFileItem(ctx context.Context, caseID string, path string, value any) (*model.Case, error)
@@ -549,6 +551,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CaseConnection.PageInfo(childComplexity), true
+	case "CaseConnection.totalCount":
+		if e.ComplexityRoot.CaseConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CaseConnection.TotalCount(childComplexity), true
 
 	case "CaseEdge.cursor":
 		if e.ComplexityRoot.CaseEdge.Cursor == nil {
@@ -945,7 +953,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.MakePlanItemTransition(childComplexity, args["caseId"].(string), args["planItem"].(string), args["transition"].(string)), true
+		return e.ComplexityRoot.Mutation.MakePlanItemTransition(childComplexity, args["caseId"].(string), args["planItem"].(string), args["transition"].(model.Transition)), true
 	case "Mutation.planDiscretionaryItem":
 		if e.ComplexityRoot.Mutation.PlanDiscretionaryItem == nil {
 			break
@@ -1482,6 +1490,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TaskConnection.PageInfo(childComplexity), true
+	case "TaskConnection.totalCount":
+		if e.ComplexityRoot.TaskConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TaskConnection.TotalCount(childComplexity), true
 
 	case "TaskEdge.cursor":
 		if e.ComplexityRoot.TaskEdge.Cursor == nil {
@@ -1747,103 +1761,145 @@ var sources = []*ast.Source{
 # rights: what the caller may not see does not exist (NOT_FOUND / null).
 # Errors carry extensions.code: UNAUTHENTICATED, FORBIDDEN, NOT_FOUND,
 # BAD_USER_INPUT, INVALID_STATE, CONFLICT, UNAVAILABLE,
-# INTERNAL_SERVER_ERROR.
+# INTERNAL_SERVER_ERROR. docs/graphql.md explains them with examples.
 
-"An instant in ISO-8601 / RFC 3339 format, always UTC."
+"An instant in RFC 3339 format, always UTC, with nanoseconds when it has them (as the REST door writes it)."
 scalar Time
 
 "Any JSON value: case file content, case inputs, event payloads."
 scalar JSON
 
+"What can be read. Every field but platform needs a token (Authorization: Bearer <token>)."
 type Query {
   "The authenticated caller: user id, platform ownership and tenant memberships."
   me: Me!
   "Engine version and health. Needs no token."
   platform: Platform!
   "A tenant the caller is an enabled user of; null when it does not exist or the caller is not in it."
-  tenant(name: String!): Tenant
+  tenant("The tenant's name." name: String!): Tenant
 }
 
+"What can be changed. Each mutation is one transaction: it happens whole or not at all."
 type Mutation {
   "Create a tenant. Platform owners only. Every user passed with isOwner becomes a tenant owner."
-  createTenant(input: CreateTenantInput!): Tenant!
+  createTenant("The tenant's name and first users." input: CreateTenantInput!): Tenant!
   "Disable a tenant. Platform owners only."
-  disableTenant(name: String!): Boolean!
+  disableTenant("The tenant's name." name: String!): Boolean!
   "Enable a disabled tenant. Platform owners only."
-  enableTenant(name: String!): Boolean!
+  enableTenant("The tenant's name." name: String!): Boolean!
   "Add a user to a tenant or update it. Tenant owners only."
-  setTenantUser(tenant: String!, user: TenantUserInput!): TenantUser!
+  setTenantUser("The tenant's name." tenant: String!, "The user's account; absent optional fields keep their value." user: TenantUserInput!): TenantUser!
   "Remove a user from a tenant (a no-op for an unknown user). Tenant owners only."
-  removeTenantUser(tenant: String!, userId: String!): Boolean!
+  removeTenantUser("The tenant's name." tenant: String!, "The user to remove." userId: String!): Boolean!
   "Replace the whole user list of a tenant. Tenant owners only."
-  replaceTenantUsers(tenant: String!, users: [TenantUserInput!]!): Tenant!
+  replaceTenantUsers("The tenant's name." tenant: String!, "The new user list; it needs an owner." users: [TenantUserInput!]!): Tenant!
 }
 
 "The caller as the platform knows it."
 type Me {
+  "The user id from the token (its sub claim, or the configured claim)."
   userId: String!
+  "Whether the caller may create, disable and enable tenants."
   isPlatformOwner: Boolean!
   "The caller's accounts in each tenant it is registered in."
   tenants: [TenantUser!]!
 }
 
+"The engine itself."
 type Platform {
+  "The running build."
   version: Version!
+  "Whether the database and the identity provider answer."
   health: Health!
 }
 
+"The running build."
 type Version {
+  "Always casegraph."
   name: String!
+  "The module version, or dev."
   version: String!
+  "The VCS revision it was built from; empty when unknown."
   gitHeadCommit: String!
+  "When it was built (or committed), RFC 3339; empty when unknown."
   builtAt: String!
 }
 
+"The health report, one measure point per dependency."
 type Health {
+  "True when every measure point is healthy."
   ok: Boolean!
+  "One sentence on the whole."
   description: String!
+  "The database and the identity provider."
   measurePoints: [MeasurePoint!]!
 }
 
+"The health of one dependency."
 type MeasurePoint {
+  "database or idp."
   name: String!
+  "Whether it answers."
   ok: Boolean!
+  "What was seen."
   description: String!
 }
 
+"A tenant: a group of users with roles, owning definitions and cases."
 type Tenant {
+  "The tenant's name."
   name: String!
+  "False after disableTenant: its users can no longer act."
   enabled: Boolean!
+  "When the tenant or its users last changed."
   lastModified: Time!
   "User ids of the enabled owners. Tenant owners only."
   owners: [String!]!
   "Enabled accounts."
   users: [TenantUser!]!
   "One enabled account; null when unknown or disabled."
-  user(userId: String!): TenantUser
+  user("The user id." userId: String!): TenantUser
+  "Disabled accounts. Tenant owners only."
   disabledAccounts: [TenantUser!]!
 }
 
+"A user's account in one tenant."
 type TenantUser {
+  "The user id, as tokens name it."
   userId: String!
+  "The tenant of this account."
   tenant: String!
+  "Display name; may be empty."
   name: String!
+  "E-mail address; may be empty."
   email: String!
+  "Tenant roles; case teams may name them as members and tasks as performers."
   roles: [String!]!
+  "Whether the user manages the tenant's users and definitions."
   isOwner: Boolean!
+  "False for a disabled account."
   enabled: Boolean!
 }
 
+"A new tenant."
 input CreateTenantInput {
+  "The tenant's name; unique on the platform."
   name: String!
+  "The first users; at least one must be an owner."
   users: [TenantUserInput!]!
 }
 
+"A tenant user as a mutation sets it."
 input TenantUserInput {
+  "The user id, as tokens name it."
   userId: String!
+  "Tenant roles; absent keeps the current ones."
   roles: [String!]
+  "Whether the user manages the tenant; absent keeps the current value (false for a new user)."
   isOwner: Boolean
+  "Display name."
   name: String
+  "E-mail address."
   email: String
   "Defaults to true."
   enabled: Boolean
@@ -1918,6 +1974,8 @@ func (ec *executionContext) childFields_Case(ctx context.Context, field graphql.
 
 func (ec *executionContext) childFields_CaseConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
+	case "totalCount":
+		return ec.fieldContext_CaseConnection_totalCount(ctx, field)
 	case "edges":
 		return ec.fieldContext_CaseConnection_edges(ctx, field)
 	case "pageInfo":
@@ -2190,6 +2248,8 @@ func (ec *executionContext) childFields_Task(ctx context.Context, field graphql.
 
 func (ec *executionContext) childFields_TaskConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
+	case "totalCount":
+		return ec.fieldContext_TaskConnection_totalCount(ctx, field)
 	case "edges":
 		return ec.fieldContext_TaskConnection_edges(ctx, field)
 	case "pageInfo":
@@ -2622,8 +2682,8 @@ func (ec *executionContext) field_Mutation_makePlanItemTransition_args(ctx conte
 	}
 	args["planItem"] = arg1
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "transition",
-		func(ctx context.Context, v any) (string, error) {
-			return ec.unmarshalNString2string(ctx, v)
+		func(ctx context.Context, v any) (model.Transition, error) {
+			return ec.unmarshalNTransition2githubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTransition(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -3390,15 +3450,15 @@ func (ec *executionContext) _Case_state(ctx context.Context, field graphql.Colle
 			return obj.State, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v model.CaseState) graphql.Marshaler {
+			return ec.marshalNCaseState2githubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseState(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Case_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Case", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Case", field, false, false, "CaseState")
 }
 
 func (ec *executionContext) _Case_failures(ctx context.Context, field graphql.CollectedField, obj *model.Case) (ret graphql.Marshaler) {
@@ -3798,6 +3858,29 @@ func (ec *executionContext) fieldContext_Case_discretionaryItems(_ context.Conte
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _CaseConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.CaseConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CaseConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CaseConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CaseConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _CaseConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.CaseConnection) (ret graphql.Marshaler) {
@@ -4478,15 +4561,15 @@ func (ec *executionContext) _DiscretionaryItem_type(ctx context.Context, field g
 			return obj.Type, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v model.PlanItemType) graphql.Marshaler {
+			return ec.marshalNPlanItemType2githubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐPlanItemType(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_DiscretionaryItem_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DiscretionaryItem", field, false, false, "String")
+	return graphql.NewScalarFieldContext("DiscretionaryItem", field, false, false, "PlanItemType")
 }
 
 func (ec *executionContext) _DiscretionaryItem_parent(ctx context.Context, field graphql.CollectedField, obj *model.DiscretionaryItem) (ret graphql.Marshaler) {
@@ -5257,7 +5340,7 @@ func (ec *executionContext) _Mutation_makePlanItemTransition(ctx context.Context
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().MakePlanItemTransition(ctx, fc.Args["caseId"].(string), fc.Args["planItem"].(string), fc.Args["transition"].(string))
+			return ec.Resolvers.Mutation().MakePlanItemTransition(ctx, fc.Args["caseId"].(string), fc.Args["planItem"].(string), fc.Args["transition"].(model.Transition))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.TransitionResult) graphql.Marshaler {
@@ -6234,15 +6317,15 @@ func (ec *executionContext) _PlanItem_type(ctx context.Context, field graphql.Co
 			return obj.Type, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v model.PlanItemType) graphql.Marshaler {
+			return ec.marshalNPlanItemType2githubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐPlanItemType(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_PlanItem_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PlanItem", field, false, false, "String")
+	return graphql.NewScalarFieldContext("PlanItem", field, false, false, "PlanItemType")
 }
 
 func (ec *executionContext) _PlanItem_index(ctx context.Context, field graphql.CollectedField, obj *model.PlanItem) (ret graphql.Marshaler) {
@@ -6280,15 +6363,15 @@ func (ec *executionContext) _PlanItem_state(ctx context.Context, field graphql.C
 			return obj.State, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v model.PlanItemState) graphql.Marshaler {
+			return ec.marshalNPlanItemState2githubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐPlanItemState(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_PlanItem_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PlanItem", field, false, false, "String")
+	return graphql.NewScalarFieldContext("PlanItem", field, false, false, "PlanItemState")
 }
 
 func (ec *executionContext) _PlanItem_historyState(ctx context.Context, field graphql.CollectedField, obj *model.PlanItem) (ret graphql.Marshaler) {
@@ -6303,15 +6386,15 @@ func (ec *executionContext) _PlanItem_historyState(ctx context.Context, field gr
 			return obj.HistoryState, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PlanItemState) graphql.Marshaler {
+			return ec.marshalOPlanItemState2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐPlanItemState(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_PlanItem_historyState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PlanItem", field, false, false, "String")
+	return graphql.NewScalarFieldContext("PlanItem", field, false, false, "PlanItemState")
 }
 
 func (ec *executionContext) _PlanItem_transition(ctx context.Context, field graphql.CollectedField, obj *model.PlanItem) (ret graphql.Marshaler) {
@@ -6326,15 +6409,15 @@ func (ec *executionContext) _PlanItem_transition(ctx context.Context, field grap
 			return obj.Transition, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v model.Transition) graphql.Marshaler {
+			return ec.marshalNTransition2githubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTransition(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_PlanItem_transition(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PlanItem", field, false, false, "String")
+	return graphql.NewScalarFieldContext("PlanItem", field, false, false, "Transition")
 }
 
 func (ec *executionContext) _PlanItem_isRequired(ctx context.Context, field graphql.CollectedField, obj *model.PlanItem) (ret graphql.Marshaler) {
@@ -6702,10 +6785,10 @@ func (ec *executionContext) _Query_case(ctx context.Context, field graphql.Colle
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Case) graphql.Marshaler {
-			return ec.marshalNCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx, selections, v)
+			return ec.marshalOCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query_case(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7010,10 +7093,10 @@ func (ec *executionContext) _Query_task(ctx context.Context, field graphql.Colle
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Task) graphql.Marshaler {
-			return ec.marshalNTask2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTask(ctx, selections, v)
+			return ec.marshalOTask2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTask(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query_task(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -7174,15 +7257,15 @@ func (ec *executionContext) _Task_state(ctx context.Context, field graphql.Colle
 			return obj.State, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v model.TaskState) graphql.Marshaler {
+			return ec.marshalNTaskState2githubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTaskState(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Task_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Task", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Task", field, false, false, "TaskState")
 }
 
 func (ec *executionContext) _Task_assignee(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
@@ -7638,6 +7721,29 @@ func (ec *executionContext) fieldContext_Task_planItem(_ context.Context, field 
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _TaskConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.TaskConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TaskConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TaskConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TaskConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _TaskConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.TaskConnection) (ret graphql.Marshaler) {
@@ -9413,7 +9519,7 @@ func (ec *executionContext) unmarshalInputCaseFilter(ctx context.Context, obj an
 			it.Tenant = data
 		case "state":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("state"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			data, err := ec.unmarshalOCaseState2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseState(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -9434,14 +9540,14 @@ func (ec *executionContext) unmarshalInputCaseFilter(ctx context.Context, obj an
 			it.Identifiers = data
 		case "sortBy":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sortBy"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			data, err := ec.unmarshalOCaseSortField2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseSortField(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.SortBy = data
 		case "sortOrder":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sortOrder"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			data, err := ec.unmarshalOSortOrder2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐSortOrder(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -9778,7 +9884,7 @@ func (ec *executionContext) unmarshalInputTaskFilter(ctx context.Context, obj an
 			it.TaskName = data
 		case "states":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("states"))
-			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			data, err := ec.unmarshalOTaskState2ᚕgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTaskStateᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -9827,14 +9933,14 @@ func (ec *executionContext) unmarshalInputTaskFilter(ctx context.Context, obj an
 			it.TimeZone = data
 		case "sortBy":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sortBy"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			data, err := ec.unmarshalOTaskSortField2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTaskSortField(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.SortBy = data
 		case "sortOrder":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sortOrder"))
-			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			data, err := ec.unmarshalOSortOrder2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐSortOrder(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -10126,6 +10232,11 @@ func (ec *executionContext) _CaseConnection(ctx context.Context, sel ast.Selecti
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("CaseConnection")
+		case "totalCount":
+			out.Values[i] = ec._CaseConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "edges":
 			out.Values[i] = ec._CaseConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -10982,7 +11093,7 @@ func (ec *executionContext) _PlanItem(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "historyState":
 			out.Values[i] = ec._PlanItem_historyState(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "transition":
@@ -11124,7 +11235,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				})
 		case "case":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_case(ctx, field)
 				})
@@ -11166,7 +11277,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				})
 		case "task":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_task(ctx, field)
 				})
@@ -11352,6 +11463,11 @@ func (ec *executionContext) _TaskConnection(ctx context.Context, sel ast.Selecti
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("TaskConnection")
+		case "totalCount":
+			out.Values[i] = ec._TaskConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "edges":
 			out.Values[i] = ec._TaskConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -12135,6 +12251,16 @@ func (ec *executionContext) marshalNCaseEvent2ᚖgithubᚗcomᚋcasegraphᚋcase
 	return ec._CaseEvent(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNCaseState2githubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseState(ctx context.Context, v any) (model.CaseState, error) {
+	var res model.CaseState
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCaseState2githubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseState(ctx context.Context, sel ast.SelectionSet, v model.CaseState) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNCaseTeam2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseTeam(ctx context.Context, sel ast.SelectionSet, v *model.CaseTeam) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "CaseTeam!")
@@ -12418,6 +12544,26 @@ func (ec *executionContext) marshalNPlanItem2ᚖgithubᚗcomᚋcasegraphᚋcaseg
 	return ec._PlanItem(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNPlanItemState2githubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐPlanItemState(ctx context.Context, v any) (model.PlanItemState, error) {
+	var res model.PlanItemState
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNPlanItemState2githubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐPlanItemState(ctx context.Context, sel ast.SelectionSet, v model.PlanItemState) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNPlanItemType2githubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐPlanItemType(ctx context.Context, v any) (model.PlanItemType, error) {
+	var res model.PlanItemType
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNPlanItemType2githubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐPlanItemType(ctx context.Context, sel ast.SelectionSet, v model.PlanItemType) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNPlatform2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐPlatform(ctx context.Context, sel ast.SelectionSet, v *model.Platform) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Platform!")
@@ -12530,6 +12676,16 @@ func (ec *executionContext) marshalNTaskEdge2ᚖgithubᚗcomᚋcasegraphᚋcaseg
 	return ec._TaskEdge(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNTaskState2githubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTaskState(ctx context.Context, v any) (model.TaskState, error) {
+	var res model.TaskState
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTaskState2githubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTaskState(ctx context.Context, sel ast.SelectionSet, v model.TaskState) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNTaskValidation2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTaskValidation(ctx context.Context, sel ast.SelectionSet, v *model.TaskValidation) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "TaskValidation!")
@@ -12606,6 +12762,16 @@ func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel as
 		graphql.AddInvalidNullFromMarshaler(ctx, "Time!")
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNTransition2githubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTransition(ctx context.Context, v any) (model.Transition, error) {
+	var res model.Transition
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTransition2githubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTransition(ctx context.Context, sel ast.SelectionSet, v model.Transition) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) marshalNTransitionResult2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTransitionResult(ctx context.Context, sel ast.SelectionSet, v *model.TransitionResult) graphql.Marshaler {
@@ -12796,12 +12962,51 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	return res
 }
 
+func (ec *executionContext) marshalOCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx context.Context, sel ast.SelectionSet, v *model.Case) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Case(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOCaseFilter2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseFilter(ctx context.Context, v any) (*model.CaseFilter, error) {
 	if v == nil {
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputCaseFilter(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOCaseSortField2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseSortField(ctx context.Context, v any) (*model.CaseSortField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.CaseSortField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOCaseSortField2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseSortField(ctx context.Context, sel ast.SelectionSet, v *model.CaseSortField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOCaseState2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseState(ctx context.Context, v any) (*model.CaseState, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.CaseState)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOCaseState2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseState(ctx context.Context, sel ast.SelectionSet, v *model.CaseState) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOCaseTeamMemberInput2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseTeamMemberInputᚄ(ctx context.Context, v any) ([]*model.CaseTeamMemberInput, error) {
@@ -12887,6 +13092,38 @@ func (ec *executionContext) marshalOPlanItem2ᚖgithubᚗcomᚋcasegraphᚋcaseg
 	return ec._PlanItem(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOPlanItemState2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐPlanItemState(ctx context.Context, v any) (*model.PlanItemState, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.PlanItemState)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOPlanItemState2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐPlanItemState(ctx context.Context, sel ast.SelectionSet, v *model.PlanItemState) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOSortOrder2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐSortOrder(ctx context.Context, v any) (*model.SortOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.SortOrder)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOSortOrder2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐSortOrder(ctx context.Context, sel ast.SelectionSet, v *model.SortOrder) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
 	if v == nil {
 		return nil, nil
@@ -12940,12 +13177,71 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	return res
 }
 
+func (ec *executionContext) marshalOTask2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTask(ctx context.Context, sel ast.SelectionSet, v *model.Task) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Task(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOTaskFilter2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTaskFilter(ctx context.Context, v any) (*model.TaskFilter, error) {
 	if v == nil {
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputTaskFilter(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOTaskSortField2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTaskSortField(ctx context.Context, v any) (*model.TaskSortField, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.TaskSortField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTaskSortField2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTaskSortField(ctx context.Context, sel ast.SelectionSet, v *model.TaskSortField) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOTaskState2ᚕgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTaskStateᚄ(ctx context.Context, v any) ([]model.TaskState, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.TaskState, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNTaskState2githubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTaskState(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOTaskState2ᚕgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTaskStateᚄ(ctx context.Context, sel ast.SelectionSet, v []model.TaskState) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTaskState2githubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTaskState(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalOTenant2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTenant(ctx context.Context, sel ast.SelectionSet, v *model.Tenant) graphql.Marshaler {

@@ -29,7 +29,7 @@ type Case struct {
 	Tenant       string    `json:"tenant"`
 	Name         string    `json:"name"`
 	Definition   string    `json:"definition"`
-	State        string    `json:"state"`
+	State        CaseState `json:"state"`
 	Failures     int       `json:"failures"`
 	ParentCaseID *string   `json:"parentCaseId,omitempty"`
 	RootCaseID   string    `json:"rootCaseId"`
@@ -42,20 +42,20 @@ type Case struct {
 // PlanItem is a plan item of a case; its case, stage and children resolve
 // through the request's case loader.
 type PlanItem struct {
-	ID           string    `json:"id"`
-	CaseID       string    `json:"-"`
-	StageID      string    `json:"-"`
-	DefinitionID string    `json:"definitionId"`
-	Name         string    `json:"name"`
-	Type         string    `json:"type"`
-	Index        int       `json:"index"`
-	State        string    `json:"state"`
-	HistoryState string    `json:"historyState"`
-	Transition   string    `json:"transition"`
-	IsRequired   bool      `json:"isRequired"`
-	IsRepeating  bool      `json:"isRepeating"`
-	LastModified time.Time `json:"lastModified"`
-	ModifiedBy   string    `json:"modifiedBy"`
+	ID           string         `json:"id"`
+	CaseID       string         `json:"-"`
+	StageID      string         `json:"-"`
+	DefinitionID string         `json:"definitionId"`
+	Name         string         `json:"name"`
+	Type         PlanItemType   `json:"type"`
+	Index        int            `json:"index"`
+	State        PlanItemState  `json:"state"`
+	HistoryState *PlanItemState `json:"historyState"`
+	Transition   Transition     `json:"transition"`
+	IsRequired   bool           `json:"isRequired"`
+	IsRepeating  bool           `json:"isRepeating"`
+	LastModified time.Time      `json:"lastModified"`
+	ModifiedBy   string         `json:"modifiedBy"`
 }
 
 // Member is a membership of a case team. Its tenant account resolves
@@ -75,7 +75,7 @@ type Task struct {
 	ID            string     `json:"id"`
 	CaseID        string     `json:"-"`
 	Name          string     `json:"name"`
-	State         string     `json:"state"`
+	State         TaskState  `json:"state"`
 	Assignee      *string    `json:"assignee,omitempty"`
 	Owner         *string    `json:"owner,omitempty"`
 	Role          *string    `json:"role,omitempty"`
@@ -98,9 +98,9 @@ type Task struct {
 // DiscretionaryItem is an item the caller may plan now; its parent
 // resolves through the request's case loader.
 type DiscretionaryItem struct {
-	CaseID       string `json:"-"`
-	ParentID     string `json:"-"`
-	Name         string `json:"name"`
-	DefinitionID string `json:"definitionId"`
-	Type         string `json:"type"`
+	CaseID       string       `json:"-"`
+	ParentID     string       `json:"-"`
+	Name         string       `json:"name"`
+	DefinitionID string       `json:"definitionId"`
+	Type         PlanItemType `json:"type"`
 }

@@ -10,60 +10,89 @@ import (
 	"time"
 )
 
+// A business identifier of a case: a name and its current value.
 type BusinessIdentifier struct {
-	Name  string `json:"name"`
+	// The property name.
+	Name string `json:"name"`
+	// Its value, as text.
 	Value string `json:"value"`
 }
 
+// A page of cases (Relay connection).
 type CaseConnection struct {
-	Edges    []*CaseEdge `json:"edges"`
-	PageInfo *PageInfo   `json:"pageInfo"`
+	// How many cases the filter selects, all pages together (one more query; ask only when shown).
+	TotalCount int `json:"totalCount"`
+	// The cases of this page.
+	Edges []*CaseEdge `json:"edges"`
+	// Whether there is a next page, and the cursor to ask for it.
+	PageInfo *PageInfo `json:"pageInfo"`
 }
 
+// A case with its place in the list.
 type CaseEdge struct {
+	// Opaque; pass it as after to get the cases that follow.
 	Cursor string `json:"cursor"`
-	Node   *Case  `json:"node"`
+	// The case.
+	Node *Case `json:"node"`
 }
 
+// One event of a case, as it was stored.
 type CaseEvent struct {
-	SequenceNr int       `json:"sequenceNr"`
-	Type       string    `json:"type"`
-	At         time.Time `json:"at"`
-	User       string    `json:"user"`
-	Payload    any       `json:"payload"`
+	// Its number in the case, from 1.
+	SequenceNr int `json:"sequenceNr"`
+	// The event type, e.g. PlanItemTransitioned.
+	Type string `json:"type"`
+	// When it happened.
+	At time.Time `json:"at"`
+	// Who caused it.
+	User string `json:"user"`
+	// The event's content.
+	Payload any `json:"payload"`
 }
 
+// Which cases a list shows, and in what order.
 type CaseFilter struct {
+	// Only cases of this tenant.
 	Tenant *string `json:"tenant,omitempty"`
-	// Case plan state; Failed means cases with failures.
-	State *string `json:"state,omitempty"`
+	// Case plan state; FAILED means cases with failures.
+	State *CaseState `json:"state,omitempty"`
 	// Case-insensitive part of the case name.
 	CaseName *string `json:"caseName,omitempty"`
 	// Business identifiers: name=value, name!=value or name, comma-separated.
 	Identifiers *string `json:"identifiers,omitempty"`
-	// id, casename, state, tenant, failures, createdon, createdby, lastmodified, modifiedby.
-	SortBy *string `json:"sortBy,omitempty"`
-	// asc, or desc (default).
-	SortOrder *string `json:"sortOrder,omitempty"`
+	// What to sort on; last change by default.
+	SortBy *CaseSortField `json:"sortBy,omitempty"`
+	// DESC by default.
+	SortOrder *SortOrder `json:"sortOrder,omitempty"`
 }
 
 // A case team: its memberships, the definition's roles and the roles nobody holds.
 type CaseTeam struct {
-	Members         []*Member `json:"members"`
-	CaseRoles       []string  `json:"caseRoles"`
-	UnassignedRoles []string  `json:"unassignedRoles"`
+	// Users and tenant roles in the team.
+	Members []*Member `json:"members"`
+	// The roles the definition declares.
+	CaseRoles []string `json:"caseRoles"`
+	// Declared roles no member holds.
+	UnassignedRoles []string `json:"unassignedRoles"`
 }
 
+// A member of a new or replaced team.
 type CaseTeamMemberInput struct {
 	// A tenant user id, or a tenant role name.
-	MemberID   string      `json:"memberId"`
+	MemberID string `json:"memberId"`
+	// Which of the two memberId is.
 	MemberType *MemberType `json:"memberType,omitempty"`
-	CaseRoles  []string    `json:"caseRoles,omitempty"`
-	IsOwner    *bool       `json:"isOwner,omitempty"`
+	// The case roles the member holds.
+	CaseRoles []string `json:"caseRoles,omitempty"`
+	// Whether the member manages the team.
+	IsOwner *bool `json:"isOwner,omitempty"`
 }
 
+// A change of one team member.
 type CaseTeamMemberUpdate struct {
-	MemberID   string      `json:"memberId"`
+	// A tenant user id, or a tenant role name.
+	MemberID string `json:"memberId"`
+	// Which of the two memberId is.
 	MemberType *MemberType `json:"memberType,omitempty"`
 	// Sets ownership when given; unchanged otherwise.
 	IsOwner *bool `json:"isOwner,omitempty"`
@@ -73,64 +102,93 @@ type CaseTeamMemberUpdate struct {
 	RemoveRoles []string `json:"removeRoles,omitempty"`
 }
 
+// A new tenant.
 type CreateTenantInput struct {
-	Name  string             `json:"name"`
+	// The tenant's name; unique on the platform.
+	Name string `json:"name"`
+	// The first users; at least one must be an owner.
 	Users []*TenantUserInput `json:"users"`
 }
 
 // A CMMN definitions document deployed to a tenant; its main case is the first case in it.
 type Definition struct {
 	// The file name, with .xml.
-	Name   string `json:"name"`
+	Name string `json:"name"`
+	// The tenant it is deployed to.
 	Tenant string `json:"tenant"`
 	// Deployment number of this name in the tenant: 1, 2, …
 	Version int `json:"version"`
 	// Hex SHA-256 of the document; cases record the hash they run on.
-	Hash            string            `json:"hash"`
-	DeployedAt      time.Time         `json:"deployedAt"`
-	DeployedBy      string            `json:"deployedBy"`
-	CaseName        string            `json:"caseName"`
-	Documentation   string            `json:"documentation"`
-	CaseRoles       []string          `json:"caseRoles"`
+	Hash string `json:"hash"`
+	// When it was deployed.
+	DeployedAt time.Time `json:"deployedAt"`
+	// Who deployed it.
+	DeployedBy string `json:"deployedBy"`
+	// The name of its main case.
+	CaseName string `json:"caseName"`
+	// The main case's documentation; may be empty.
+	Documentation string `json:"documentation"`
+	// The roles the main case declares.
+	CaseRoles []string `json:"caseRoles"`
+	// The main case's input parameters.
 	InputParameters []*InputParameter `json:"inputParameters"`
-	XML             string            `json:"xml"`
+	// The document as deployed.
+	XML string `json:"xml"`
 }
 
+// The verdict on a definitions document.
 type DefinitionValidation struct {
+	// True when there are no problems.
 	Valid bool `json:"valid"`
 	// Every problem found, each naming the element.
 	Problems []string `json:"problems"`
 }
 
+// The health report, one measure point per dependency.
 type Health struct {
-	Ok            bool            `json:"ok"`
-	Description   string          `json:"description"`
+	// True when every measure point is healthy.
+	Ok bool `json:"ok"`
+	// One sentence on the whole.
+	Description string `json:"description"`
+	// The database and the identity provider.
 	MeasurePoints []*MeasurePoint `json:"measurePoints"`
 }
 
 // A case input parameter and the case file item it binds to.
 type InputParameter struct {
-	Name         string  `json:"name"`
+	// The parameter name, as startCase inputs use it.
+	Name string `json:"name"`
+	// The case file item it fills; null when unbound.
 	CaseFileItem *string `json:"caseFileItem,omitempty"`
 }
 
+// The health of one dependency.
 type MeasurePoint struct {
-	Name        string `json:"name"`
-	Ok          bool   `json:"ok"`
+	// database or idp.
+	Name string `json:"name"`
+	// Whether it answers.
+	Ok bool `json:"ok"`
+	// What was seen.
 	Description string `json:"description"`
 }
 
+// What can be changed. Each mutation is one transaction: it happens whole or not at all.
 type Mutation struct {
 }
 
+// Where a page ends.
 type PageInfo struct {
-	HasNextPage bool    `json:"hasNextPage"`
-	EndCursor   *string `json:"endCursor,omitempty"`
+	// Whether more items follow.
+	HasNextPage bool `json:"hasNextPage"`
+	// The cursor of the last edge; null on an empty page.
+	EndCursor *string `json:"endCursor,omitempty"`
 }
 
+// What can be read. Every field but platform needs a token (Authorization: Bearer <token>).
 type Query struct {
 }
 
+// A case to start.
 type StartCaseInput struct {
 	// Name of a definition deployed to the tenant, with or without .xml.
 	Definition string `json:"definition"`
@@ -141,21 +199,32 @@ type StartCaseInput struct {
 	// Case input parameters by name.
 	Inputs any `json:"inputs,omitempty"`
 	// Without a team the caller is its only member and owner.
-	Team  []*CaseTeamMemberInput `json:"team,omitempty"`
-	Debug *bool                  `json:"debug,omitempty"`
+	Team []*CaseTeamMemberInput `json:"team,omitempty"`
+	// Whether the case logs its events in debug mode.
+	Debug *bool `json:"debug,omitempty"`
 }
 
+// A page of tasks (Relay connection).
 type TaskConnection struct {
-	Edges    []*TaskEdge `json:"edges"`
-	PageInfo *PageInfo   `json:"pageInfo"`
+	// How many tasks the filter selects, all pages together (one more query; ask only when shown).
+	TotalCount int `json:"totalCount"`
+	// The tasks of this page.
+	Edges []*TaskEdge `json:"edges"`
+	// Whether there is a next page, and the cursor to ask for it.
+	PageInfo *PageInfo `json:"pageInfo"`
 }
 
+// A task with its place in the list.
 type TaskEdge struct {
+	// Opaque; pass it as after to get the tasks that follow.
 	Cursor string `json:"cursor"`
-	Node   *Task  `json:"node"`
+	// The task.
+	Node *Task `json:"node"`
 }
 
+// Which tasks a list shows, and in what order.
 type TaskFilter struct {
+	// Only tasks of this tenant.
 	Tenant *string `json:"tenant,omitempty"`
 	// Business identifiers of the case: name=value, name!=value or name.
 	Identifiers *string `json:"identifiers,omitempty"`
@@ -164,61 +233,94 @@ type TaskFilter struct {
 	// Exact task name.
 	TaskName *string `json:"taskName,omitempty"`
 	// States, any of them.
-	States    []string `json:"states,omitempty"`
-	Assignee  *string  `json:"assignee,omitempty"`
-	Owner     *string  `json:"owner,omitempty"`
-	DueOn     *string  `json:"dueOn,omitempty"`
-	DueBefore *string  `json:"dueBefore,omitempty"`
-	DueAfter  *string  `json:"dueAfter,omitempty"`
+	States []TaskState `json:"states,omitempty"`
+	// Only tasks assigned to this user.
+	Assignee *string `json:"assignee,omitempty"`
+	// Only tasks owned by this user.
+	Owner *string `json:"owner,omitempty"`
+	// Due on this day, yyyy-MM-dd.
+	DueOn *string `json:"dueOn,omitempty"`
+	// Due before this day, yyyy-MM-dd.
+	DueBefore *string `json:"dueBefore,omitempty"`
+	// Due after this day, yyyy-MM-dd.
+	DueAfter *string `json:"dueAfter,omitempty"`
 	// Offset such as +01:00 for the due dates; UTC when absent.
 	TimeZone *string `json:"timeZone,omitempty"`
-	// taskstate, assignee, owner, duedate, createdon, createdby, modifiedby, lastmodified.
-	SortBy    *string `json:"sortBy,omitempty"`
-	SortOrder *string `json:"sortOrder,omitempty"`
+	// What to sort on; last change by default.
+	SortBy *TaskSortField `json:"sortBy,omitempty"`
+	// DESC by default.
+	SortOrder *SortOrder `json:"sortOrder,omitempty"`
 }
 
+// The verdict on task output.
 type TaskValidation struct {
+	// True when the output would be accepted.
 	Valid bool `json:"valid"`
 	// The validator's answer; empty when valid.
 	Result any `json:"result"`
 }
 
+// A user's account in one tenant.
 type TenantUser struct {
-	UserID  string   `json:"userId"`
-	Tenant  string   `json:"tenant"`
-	Name    string   `json:"name"`
-	Email   string   `json:"email"`
-	Roles   []string `json:"roles"`
-	IsOwner bool     `json:"isOwner"`
-	Enabled bool     `json:"enabled"`
+	// The user id, as tokens name it.
+	UserID string `json:"userId"`
+	// The tenant of this account.
+	Tenant string `json:"tenant"`
+	// Display name; may be empty.
+	Name string `json:"name"`
+	// E-mail address; may be empty.
+	Email string `json:"email"`
+	// Tenant roles; case teams may name them as members and tasks as performers.
+	Roles []string `json:"roles"`
+	// Whether the user manages the tenant's users and definitions.
+	IsOwner bool `json:"isOwner"`
+	// False for a disabled account.
+	Enabled bool `json:"enabled"`
 }
 
+// A tenant user as a mutation sets it.
 type TenantUserInput struct {
-	UserID  string   `json:"userId"`
-	Roles   []string `json:"roles,omitempty"`
-	IsOwner *bool    `json:"isOwner,omitempty"`
-	Name    *string  `json:"name,omitempty"`
-	Email   *string  `json:"email,omitempty"`
+	// The user id, as tokens name it.
+	UserID string `json:"userId"`
+	// Tenant roles; absent keeps the current ones.
+	Roles []string `json:"roles,omitempty"`
+	// Whether the user manages the tenant; absent keeps the current value (false for a new user).
+	IsOwner *bool `json:"isOwner,omitempty"`
+	// Display name.
+	Name *string `json:"name,omitempty"`
+	// E-mail address.
+	Email *string `json:"email,omitempty"`
 	// Defaults to true.
 	Enabled *bool `json:"enabled,omitempty"`
 }
 
+// The outcome of a transition.
 type TransitionResult struct {
-	Changed bool  `json:"changed"`
-	Case    *Case `json:"case"`
+	// False when the transition had no effect (the REST door answers 304).
+	Changed bool `json:"changed"`
+	// The case after the transition.
+	Case *Case `json:"case"`
 }
 
+// The running build.
 type Version struct {
-	Name          string `json:"name"`
-	Version       string `json:"version"`
+	// Always casegraph.
+	Name string `json:"name"`
+	// The module version, or dev.
+	Version string `json:"version"`
+	// The VCS revision it was built from; empty when unknown.
 	GitHeadCommit string `json:"gitHeadCommit"`
-	BuiltAt       string `json:"builtAt"`
+	// When it was built (or committed), RFC 3339; empty when unknown.
+	BuiltAt string `json:"builtAt"`
 }
 
+// What a team member is.
 type MemberType string
 
 const (
+	// A user, by user id.
 	MemberTypeUser MemberType = "USER"
+	// A tenant role: every user holding it in the case's tenant.
 	MemberTypeRole MemberType = "ROLE"
 )
 

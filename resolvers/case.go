@@ -3,8 +3,13 @@ package resolvers
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/casegraph/casegraph/model"
 	"github.com/casegraph/casegraph/service"
@@ -12,7 +17,7 @@ import (
 
 func toCase(v service.CaseView) *model.Case {
 	r := v.Record
-	c := &model.Case{ID: r.ID, Tenant: r.Tenant, Name: r.Name, Definition: r.DefinitionName, State: r.State, Failures: r.Failures,
+	c := &model.Case{ID: r.ID, Tenant: r.Tenant, Name: r.Name, Definition: r.DefinitionName, State: model.CaseState(r.State), Failures: r.Failures,
 		RootCaseID: r.RootCaseID, CreatedOn: r.CreatedOn.UTC(), CreatedBy: r.CreatedBy, LastModified: r.LastModified.UTC(), ModifiedBy: r.ModifiedBy}
 	if r.ParentCaseID != "" {
 		c.ParentCaseID = &r.ParentCaseID
@@ -21,9 +26,15 @@ func toCase(v service.CaseView) *model.Case {
 }
 
 func toPlanItem(caseID string, p *service.PlanItem) *model.PlanItem {
-	return &model.PlanItem{ID: p.ID, CaseID: caseID, StageID: p.StageID, DefinitionID: p.DefinitionID, Name: p.Name, Type: p.Type,
-		Index: p.Index, State: string(p.State), HistoryState: string(p.HistoryState), Transition: string(p.LastTransition),
+	out := &model.PlanItem{ID: p.ID, CaseID: caseID, StageID: p.StageID, DefinitionID: p.DefinitionID, Name: p.Name, Type: model.PlanItemType(p.Type),
+		Index: p.Index, State: model.PlanItemState(p.State), Transition: model.Transition(p.LastTransition),
 		IsRequired: p.Required, IsRepeating: p.Repeating, LastModified: p.LastModified.UTC(), ModifiedBy: p.ModifiedBy}
+	// Null is the engine's "no state yet": no history.
+	if h := string(p.HistoryState); h != "" && h != "Null" {
+		hs := model.PlanItemState(h)
+		out.HistoryState = &hs
+	}
+	return out
 }
 
 // caseResult loads a case after a mutation changed it.
@@ -89,37 +100,154 @@ func transitionResult(ctx context.Context, caseID string, err error) (*model.Tra
 	return &model.TransitionResult{Changed: changed, Case: c}, nil
 }
 
-// Cursors are opaque to clients; they carry the offset of the edge.
-func encodeCursor(offset int) string {
-	return base64.RawURLEncoding.EncodeToString([]byte("offset:" + strconv.Itoa(offset)))
+// A cursor is opaque to clients: it holds its edge's place in the sorted
+// list (the sort value and the id), so the next page starts after that
+// row whatever was inserted before it, and the sort it belongs to, so that
+// it is not used with another.
+type cursor struct {
+	Sort  string `json:"s"`
+	Kind  string `json:"k"` // t: time, i: int, s: string, n: null
+	Value string `json:"v,omitempty"`
+	ID    string `json:"id"`
 }
 
-func decodeCursor(cursor string) (int, error) {
-	b, err := base64.RawURLEncoding.DecodeString(cursor)
-	if err != nil {
-		return 0, service.E("graphql.cases", service.Invalid, "The cursor is not valid")
+// sortKey names a list's order: the sort field (last change by default)
+// and the direction (descending by default).
+func sortKey[F, O ~string](field *F, order *O) (string, string, bool) {
+	f, asc := "lastmodified", false
+	if field != nil && *field != "" {
+		f = string(*field)
 	}
-	n, err := strconv.Atoi(strings.TrimPrefix(string(b), "offset:"))
-	if err != nil || n < 0 || !strings.HasPrefix(string(b), "offset:") {
-		return 0, service.E("graphql.cases", service.Invalid, "The cursor is not valid")
+	if order != nil && strings.EqualFold(string(*order), "asc") {
+		asc = true
 	}
-	return n, nil
+	key := f + " desc"
+	if asc {
+		key = f + " asc"
+	}
+	return key, f, asc
 }
 
-// pageWindow turns a Relay connection's first and after into the offset
-// of the first edge and the page size (at most maxPage).
-func pageWindow(first *int, after *string) (offset, n int, err error) {
-	if after != nil {
-		if offset, err = decodeCursor(*after); err != nil {
-			return 0, 0, err
+func encodeCursor(sort string, value any, id string) string {
+	c := cursor{Sort: sort, ID: id, Kind: "n"}
+	switch v := value.(type) {
+	case time.Time:
+		c.Kind, c.Value = "t", v.UTC().Format(time.RFC3339Nano)
+	case *time.Time:
+		if v != nil {
+			c.Kind, c.Value = "t", v.UTC().Format(time.RFC3339Nano)
 		}
-		offset++
+	case int:
+		c.Kind, c.Value = "i", strconv.Itoa(v)
+	case string:
+		c.Kind, c.Value = "s", v
 	}
-	n = maxPage
+	b, _ := json.Marshal(c)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursor(s, sort string) (*service.Keyset, error) {
+	bad := service.E("graphql.cursor", service.Invalid, "The cursor is not valid: pass the endCursor of the previous page as after")
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	var c cursor
+	if err != nil || json.Unmarshal(b, &c) != nil || c.ID == "" {
+		return nil, bad
+	}
+	if c.Sort != sort {
+		return nil, service.Ef("graphql.cursor", service.Invalid,
+			"The cursor belongs to a list sorted by %s, not by %s: start again without after", c.Sort, sort)
+	}
+	k := &service.Keyset{ID: c.ID}
+	switch c.Kind {
+	case "t":
+		t, err := time.Parse(time.RFC3339Nano, c.Value)
+		if err != nil {
+			return nil, bad
+		}
+		k.Value = t.UTC()
+	case "i":
+		n, err := strconv.Atoi(c.Value)
+		if err != nil {
+			return nil, bad
+		}
+		k.Value = n
+	case "s":
+		k.Value = c.Value
+	case "n":
+	default:
+		return nil, bad
+	}
+	return k, nil
+}
+
+// pageWindow turns a Relay connection's first and after into the keyset
+// to start after and the page size (at most maxPage).
+func pageWindow(first *int, after *string, sort string) (*service.Keyset, int, error) {
+	var k *service.Keyset
+	if after != nil {
+		var err error
+		if k, err = decodeCursor(*after, sort); err != nil {
+			return nil, 0, err
+		}
+	}
+	n := maxPage
 	if first != nil {
 		n = min(max(*first, 0), maxPage)
 	}
-	return offset, n, nil
+	return k, n, nil
+}
+
+// countIfAsked counts a connection's rows only when the query selects
+// totalCount: the count is one more query.
+func countIfAsked(ctx context.Context, count func() (int, error)) (int, error) {
+	if !slices.Contains(graphql.CollectAllFields(ctx), "totalCount") {
+		return 0, nil
+	}
+	return count()
+}
+
+// caseSortValue is the value of a case's sort field, as its cursor holds it.
+func caseSortValue(r service.CaseRecord, field string) any {
+	switch field {
+	case "id":
+		return r.ID
+	case "casename":
+		return r.Name
+	case "state":
+		return r.State
+	case "tenant":
+		return r.Tenant
+	case "failures":
+		return r.Failures
+	case "createdon":
+		return r.CreatedOn
+	case "createdby":
+		return r.CreatedBy
+	case "modifiedby":
+		return r.ModifiedBy
+	}
+	return r.LastModified
+}
+
+// taskSortValue is the value of a task's sort field, as its cursor holds it.
+func taskSortValue(t service.Task, field string) any {
+	switch field {
+	case "taskstate":
+		return t.TaskState
+	case "assignee":
+		return t.Assignee
+	case "owner":
+		return t.Owner
+	case "duedate":
+		return t.DueDate
+	case "createdon":
+		return t.CreatedOn
+	case "createdby":
+		return t.CreatedBy
+	case "modifiedby":
+		return t.ModifiedBy
+	}
+	return t.LastModified
 }
 
 // maxPage bounds a page of cases.
@@ -137,11 +265,11 @@ func memberInputs(in []*model.CaseTeamMemberInput) []service.MemberInput {
 	return out
 }
 
-func deref(s *string) string {
+func deref[T ~string](s *T) string {
 	if s == nil {
 		return ""
 	}
-	return *s
+	return string(*s)
 }
 
 func (r *mutationResolver) changeCaseFile(ctx context.Context, caseID string, op service.CaseFileOp, path string, value any) (*model.Case, error) {

@@ -112,7 +112,7 @@ func (r *caseResolver) DiscretionaryItems(ctx context.Context, obj *model.Case) 
 	}
 	out := make([]*model.DiscretionaryItem, len(items))
 	for i, it := range items {
-		out[i] = &model.DiscretionaryItem{CaseID: obj.ID, ParentID: it.ParentID, Name: it.Name, DefinitionID: it.DefinitionID, Type: it.Type}
+		out[i] = &model.DiscretionaryItem{CaseID: obj.ID, ParentID: it.ParentID, Name: it.Name, DefinitionID: it.DefinitionID, Type: model.PlanItemType(it.Type)}
 	}
 	return out, nil
 }
@@ -148,12 +148,12 @@ func (r *mutationResolver) StartCase(ctx context.Context, input model.StartCaseI
 }
 
 // MakePlanItemTransition is the resolver for the makePlanItemTransition field.
-func (r *mutationResolver) MakePlanItemTransition(ctx context.Context, caseID string, planItem string, transition string) (*model.TransitionResult, error) {
+func (r *mutationResolver) MakePlanItemTransition(ctx context.Context, caseID string, planItem string, transition model.Transition) (*model.TransitionResult, error) {
 	who, err := caller(ctx)
 	if err != nil {
 		return nil, err
 	}
-	_, err = r.Service.MakeTransition(ctx, who, caseID, planItem, transition)
+	_, err = r.Service.MakeTransition(ctx, who, caseID, planItem, string(transition))
 	return transitionResult(ctx, caseID, err)
 }
 
@@ -257,28 +257,38 @@ func (r *queryResolver) Cases(ctx context.Context, filter *model.CaseFilter, fir
 	if err != nil {
 		return nil, err
 	}
-	offset, n, err := pageWindow(first, after)
+	var sortBy *model.CaseSortField
+	var sortOrder *model.SortOrder
+	if filter != nil {
+		sortBy, sortOrder = filter.SortBy, filter.SortOrder
+	}
+	sort, field, _ := sortKey(sortBy, sortOrder)
+	afterKey, n, err := pageWindow(first, after, sort)
 	if err != nil {
 		return nil, err
 	}
-	q := service.CaseQuery{Offset: offset, NumberOfResults: n + 1}
+	q := service.CaseQuery{After: afterKey, NumberOfResults: n + 1, SortBy: field}
 	if filter != nil {
 		q.Tenant, q.State, q.CaseName = deref(filter.Tenant), deref(filter.State), deref(filter.CaseName)
 		q.Identifiers, q.SortBy, q.SortOrder = deref(filter.Identifiers), deref(filter.SortBy), deref(filter.SortOrder)
 	}
+	total, err := countIfAsked(ctx, func() (int, error) { return r.Service.CountCaseList(ctx, who, q) })
+	if err != nil {
+		return nil, err
+	}
 	if n == 0 {
-		return &model.CaseConnection{Edges: []*model.CaseEdge{}, PageInfo: &model.PageInfo{}}, nil
+		return &model.CaseConnection{Edges: []*model.CaseEdge{}, PageInfo: &model.PageInfo{}, TotalCount: total}, nil
 	}
 	views, err := r.Service.ListCaseViews(ctx, who, q)
 	if err != nil {
 		return nil, err
 	}
-	conn := &model.CaseConnection{Edges: []*model.CaseEdge{}, PageInfo: &model.PageInfo{HasNextPage: len(views) > n}}
+	conn := &model.CaseConnection{Edges: []*model.CaseEdge{}, PageInfo: &model.PageInfo{HasNextPage: len(views) > n}, TotalCount: total}
 	l := loadersFrom(ctx)
-	for i, v := range views[:min(len(views), n)] {
+	for _, v := range views[:min(len(views), n)] {
 		// Nested fields of these cases read them from the loader, not SQL.
 		l.cases.Prime(ctx, v.Record.ID, v)
-		conn.Edges = append(conn.Edges, &model.CaseEdge{Cursor: encodeCursor(offset + i), Node: toCase(v)})
+		conn.Edges = append(conn.Edges, &model.CaseEdge{Cursor: encodeCursor(sort, caseSortValue(v.Record, field), v.Record.ID), Node: toCase(v)})
 	}
 	if len(conn.Edges) > 0 {
 		conn.PageInfo.EndCursor = &conn.Edges[len(conn.Edges)-1].Cursor

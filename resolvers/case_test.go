@@ -50,7 +50,7 @@ func planItemNamed(t *testing.T, items []client.PlanItemFields, name string) cli
 func TestPermitCaseOverGraphQL(t *testing.T) {
 	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
 		started := setupPermit(t, env)
-		if started.Name != "BuildingPermit" || started.State != "Active" {
+		if started.Name != "BuildingPermit" || started.State != "ACTIVE" {
 			t.Fatalf("started %+v", started)
 		}
 		var items []client.PlanItemFields
@@ -58,7 +58,7 @@ func TestPermitCaseOverGraphQL(t *testing.T) {
 			items = append(items, p.PlanItemFields)
 		}
 		review := planItemNamed(t, items, "Review application")
-		if review.State != "Active" || review.Stage == nil || review.Stage.Name != "BuildingPermit" {
+		if review.State != "ACTIVE" || review.Stage == nil || review.Stage.Name != "BuildingPermit" {
 			t.Fatalf("review = %+v", review)
 		}
 
@@ -79,7 +79,7 @@ func TestPermitCaseOverGraphQL(t *testing.T) {
 			t.Fatalf("case file = %s (%v)", file.CreateCaseFileItem.CaseFile, err)
 		}
 
-		tr, err := client.MakePlanItemTransition(ctx, env.GraphQL("alice"), started.Id, review.Id, "complete")
+		tr, err := client.MakePlanItemTransition(ctx, env.GraphQL("alice"), started.Id, review.Id, client.TransitionComplete)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,23 +90,23 @@ func TestPermitCaseOverGraphQL(t *testing.T) {
 		for _, p := range tr.MakePlanItemTransition.Case.PlanItems {
 			items = append(items, p.PlanItemFields)
 		}
-		if got := planItemNamed(t, items, "Inform applicant").State; got != "Active" {
+		if got := planItemNamed(t, items, "Inform applicant").State; got != "ACTIVE" {
 			t.Fatalf("inform applicant = %s, want Active", got)
 		}
-		again, err := client.MakePlanItemTransition(ctx, env.GraphQL("alice"), started.Id, review.Id, "complete")
+		again, err := client.MakePlanItemTransition(ctx, env.GraphQL("alice"), started.Id, review.Id, client.TransitionComplete)
 		if err != nil || again.MakePlanItemTransition.Changed {
 			t.Fatalf("second complete: %+v %v; want unchanged", again, err)
 		}
-		done, err := client.MakePlanItemTransition(ctx, env.GraphQL("bob"), started.Id, "Inform applicant", "complete")
+		done, err := client.MakePlanItemTransition(ctx, env.GraphQL("bob"), started.Id, "Inform applicant", client.TransitionComplete)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if done.MakePlanItemTransition.Case.State != "Completed" {
+		if done.MakePlanItemTransition.Case.State != "COMPLETED" {
 			t.Fatalf("case state %s, want Completed", done.MakePlanItemTransition.Case.State)
 		}
 
 		one, err := client.PlanItem(ctx, env.GraphQL("bob"), planItemNamed(t, items, "BuildingPermit").Id)
-		if err != nil || len(one.PlanItem.Children) != 2 || one.PlanItem.Case.State != "Completed" {
+		if err != nil || len(one.PlanItem.Children) != 2 || one.PlanItem.Case.State != "COMPLETED" {
 			t.Fatalf("case plan item = %+v %v", one, err)
 		}
 		hist, err := client.CaseWithHistory(ctx, env.GraphQL("bob"), started.Id)
@@ -131,7 +131,7 @@ func TestCasesConnection(t *testing.T) {
 		var after *string
 		pages := 0
 		for {
-			page, err := client.Cases(ctx, env.GraphQL("alice"), &client.CaseFilter{SortBy: ptr("createdOn"), SortOrder: ptr("asc")}, ptr(2), after)
+			page, err := client.Cases(ctx, env.GraphQL("alice"), &client.CaseFilter{SortBy: ptr(client.CaseSortFieldCreatedOn), SortOrder: ptr(client.SortOrderAsc)}, ptr(2), after)
 			if err != nil {
 				t.Fatal(err)
 			}

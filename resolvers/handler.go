@@ -15,12 +15,12 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
-	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/casegraph/casegraph/auth"
 	"github.com/casegraph/casegraph/graph"
+	"github.com/casegraph/casegraph/model"
 	"github.com/casegraph/casegraph/service"
 )
 
@@ -76,11 +76,6 @@ func NewHandler(svc *service.Service, authn Authenticator, logger *slog.Logger, 
 	})
 }
 
-// GraphiQL returns the GraphiQL page that talks to endpoint.
-func GraphiQL(endpoint string) http.Handler {
-	return playground.Handler("CaseGraph GraphiQL", endpoint)
-}
-
 // caller returns the verified caller, or UNAUTHENTICATED.
 func caller(ctx context.Context) (auth.Identity, error) {
 	who, ok := auth.FromContext(ctx)
@@ -117,6 +112,12 @@ var codeOf = map[service.Kind]string{
 func errorPresenter(logger *slog.Logger) graphql.ErrorPresenterFunc {
 	return func(ctx context.Context, err error) *gqlerror.Error {
 		gqlErr := graphql.DefaultErrorPresenter(ctx, err)
+		var ie *model.InputError
+		if errors.As(err, &ie) {
+			gqlErr.Message = ie.Msg
+			gqlErr.Extensions = map[string]any{"code": codeOf[service.Invalid]}
+			return gqlErr
+		}
 		var se *service.Error
 		if !errors.As(err, &se) {
 			if gqlErr.Extensions == nil || gqlErr.Extensions["code"] == nil {

@@ -170,7 +170,7 @@ func TestAuthorizationMatrixGraphQL(t *testing.T) {
 			}
 		}
 		tasks, err = client.Tasks(ctx, env.GraphQL("carl"), nil, ptr(50), nil)
-		if err != nil || len(tasks.Tasks.Edges) == 0 || tasks.Tasks.Edges[0].Node.Case.State != "Active" || !tasks.Tasks.Edges[0].Node.MayPerform {
+		if err != nil || len(tasks.Tasks.Edges) == 0 || tasks.Tasks.Edges[0].Node.Case.State != "ACTIVE" || !tasks.Tasks.Edges[0].Node.MayPerform {
 			t.Fatalf("carl's inbox: %+v %v", tasks, err)
 		}
 	})

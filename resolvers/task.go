@@ -15,7 +15,7 @@ func taskFromCase(v service.CaseView, p *service.PlanItem) *model.Task {
 	if t == nil {
 		return nil
 	}
-	out := &model.Task{ID: p.ID, CaseID: v.Record.ID, Name: p.Name, State: string(t.State), DueDate: t.DueDate,
+	out := &model.Task{ID: p.ID, CaseID: v.Record.ID, Name: p.Name, State: model.TaskState(t.State), DueDate: t.DueDate,
 		Input: nonNil(t.Input), Output: nonNil(t.Output), TaskModel: parsedTaskModel(t.TaskModel),
 		Tenant: v.Record.Tenant, CaseName: v.Record.Name, CreatedOn: p.CreatedOn.UTC(), CreatedBy: t.CreatedBy,
 		LastModified: p.LastModified.UTC(), ModifiedBy: p.ModifiedBy,
@@ -27,7 +27,7 @@ func taskFromCase(v service.CaseView, p *service.PlanItem) *model.Task {
 
 // taskFromRow builds a task from the task list's row.
 func taskFromRow(t service.Task) *model.Task {
-	out := &model.Task{ID: t.ID, CaseID: t.CaseID, Name: t.TaskName, State: t.TaskState, DueDate: t.DueDate,
+	out := &model.Task{ID: t.ID, CaseID: t.CaseID, Name: t.TaskName, State: model.TaskState(t.TaskState), DueDate: t.DueDate,
 		Input: rawJSON(t.Input), Output: rawJSON(t.Output), TaskModel: parsedTaskModel(t.TaskModel),
 		Tenant: t.Tenant, CaseName: t.CaseName, CreatedOn: t.CreatedOn.UTC(), CreatedBy: t.CreatedBy,
 		LastModified: t.LastModified.UTC(), ModifiedBy: t.ModifiedBy, ActivatedOn: t.ActivatedOn.UTC()}

@@ -126,18 +126,32 @@ func (r *queryResolver) Tasks(ctx context.Context, filter *model.TaskFilter, fir
 	if err != nil {
 		return nil, err
 	}
-	offset, n, err := pageWindow(first, after)
+	var sortBy *model.TaskSortField
+	var sortOrder *model.SortOrder
+	if filter != nil {
+		sortBy, sortOrder = filter.SortBy, filter.SortOrder
+	}
+	sort, field, _ := sortKey(sortBy, sortOrder)
+	afterKey, n, err := pageWindow(first, after, sort)
 	if err != nil {
 		return nil, err
 	}
-	q := service.TaskQuery{Offset: offset, NumberOfResults: n + 1}
+	q := service.TaskQuery{After: afterKey, NumberOfResults: n + 1}
 	if filter != nil {
 		q.Tenant, q.Identifiers, q.CaseName, q.TaskName = deref(filter.Tenant), deref(filter.Identifiers), deref(filter.CaseName), deref(filter.TaskName)
 		q.Assignee, q.Owner, q.DueOn, q.DueBefore = deref(filter.Assignee), deref(filter.Owner), deref(filter.DueOn), deref(filter.DueBefore)
 		q.DueAfter, q.TimeZone, q.SortBy, q.SortOrder = deref(filter.DueAfter), deref(filter.TimeZone), deref(filter.SortBy), deref(filter.SortOrder)
-		q.TaskState = strings.Join(filter.States, ";")
+		states := make([]string, len(filter.States))
+		for i, st := range filter.States {
+			states[i] = string(st)
+		}
+		q.TaskState = strings.Join(states, ";")
 	}
-	conn := &model.TaskConnection{Edges: []*model.TaskEdge{}, PageInfo: &model.PageInfo{}}
+	total, err := countIfAsked(ctx, func() (int, error) { return r.Service.CountTaskList(ctx, who, q) })
+	if err != nil {
+		return nil, err
+	}
+	conn := &model.TaskConnection{Edges: []*model.TaskEdge{}, PageInfo: &model.PageInfo{}, TotalCount: total}
 	if n == 0 {
 		return conn, nil
 	}
@@ -151,12 +165,12 @@ func (r *queryResolver) Tasks(ctx context.Context, filter *model.TaskFilter, fir
 	if err != nil {
 		return nil, err
 	}
-	for i, t := range tasks {
+	for _, t := range tasks {
 		node := taskFromRow(t)
 		if v, ok := views[t.CaseID]; ok {
 			node.MayPerform = v.MayPerform(t.ID)
 		}
-		conn.Edges = append(conn.Edges, &model.TaskEdge{Cursor: encodeCursor(offset + i), Node: node})
+		conn.Edges = append(conn.Edges, &model.TaskEdge{Cursor: encodeCursor(sort, taskSortValue(t, field), t.ID), Node: node})
 	}
 	if len(conn.Edges) > 0 {
 		conn.PageInfo.EndCursor = &conn.Edges[len(conn.Edges)-1].Cursor

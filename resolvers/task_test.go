@@ -23,11 +23,11 @@ func TestTaskWorkflowOverGraphQL(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if tk := claimed.ClaimTask; tk.State != "Assigned" || *tk.Assignee != "carl" || !tk.MayPerform || tk.Case.Id != caseID {
+		if tk := claimed.ClaimTask; tk.State != "ASSIGNED" || *tk.Assignee != "carl" || !tk.MayPerform || tk.Case.Id != caseID {
 			t.Fatalf("claimed = %+v", tk)
 		}
 		revoked, err := client.RevokeTask(ctx, carl, triage)
-		if err != nil || revoked.RevokeTask.State != "Unassigned" || revoked.RevokeTask.Assignee != nil {
+		if err != nil || revoked.RevokeTask.State != "UNASSIGNED" || revoked.RevokeTask.Assignee != nil {
 			t.Fatalf("revoked = %+v %v", revoked, err)
 		}
 		assigned, err := client.AssignTask(ctx, alice, triage, "nina")
@@ -35,7 +35,7 @@ func TestTaskWorkflowOverGraphQL(t *testing.T) {
 			t.Fatalf("assigned = %+v %v", assigned, err)
 		}
 		delegated, err := client.DelegateTask(ctx, env.GraphQL("nina"), triage, "carl")
-		if err != nil || delegated.DelegateTask.State != "Delegated" || *delegated.DelegateTask.Owner != "nina" {
+		if err != nil || delegated.DelegateTask.State != "DELEGATED" || *delegated.DelegateTask.Owner != "nina" {
 			t.Fatalf("delegated = %+v %v", delegated, err)
 		}
 		saved, err := client.SaveTaskOutput(ctx, carl, triage, json.RawMessage(`{"Notes":"checked"}`))
@@ -47,9 +47,12 @@ func TestTaskWorkflowOverGraphQL(t *testing.T) {
 			t.Fatalf("validate = %+v %v", v, err)
 		}
 		done, err := client.CompleteTask(ctx, carl, triage, nil)
-		if err != nil || done.CompleteTask.State != "Completed" || done.CompleteTask.PlanItem.State != "Completed" {
+		if err != nil || done.CompleteTask.State != "COMPLETED" || done.CompleteTask.PlanItem.State != "COMPLETED" {
 			t.Fatalf("completed = %+v %v", done, err)
 		}
+		// A command right in itself but not in the task's state.
+		_, err = client.ClaimTask(ctx, carl, triage)
+		expectCode(t, err, "INVALID_STATE", "ClaimTask cannot be done because task Triage ("+triage+") is in state Completed")
 
 		// Fix now waits for an engineer; its required output is checked.
 		tasks, err := client.CaseTasks(ctx, bob, caseID)
@@ -69,7 +72,7 @@ func TestTaskWorkflowOverGraphQL(t *testing.T) {
 		}
 
 		// The inbox: carl's Agent tasks, filtered by state.
-		inbox, err := client.Tasks(ctx, carl, &client.TaskFilter{States: []string{"Completed"}}, ptr(10), nil)
+		inbox, err := client.Tasks(ctx, carl, &client.TaskFilter{States: []client.TaskState{client.TaskStateCompleted}}, ptr(10), nil)
 		if err != nil || len(inbox.Tasks.Edges) != 1 || inbox.Tasks.Edges[0].Node.Name != "Triage" {
 			t.Fatalf("carl's completed tasks = %+v %v", inbox, err)
 		}
@@ -85,7 +88,7 @@ func TestPlanningOverGraphQL(t *testing.T) {
 			t.Fatal(err)
 		}
 		d := items.Case.DiscretionaryItems
-		if len(d) != 2 || d[0].Name != "Write post mortem" || d[0].Parent.Type != "CasePlan" {
+		if len(d) != 2 || d[0].Name != "Write post mortem" || d[0].Parent.Type != "CASE_PLAN" {
 			t.Fatalf("dora's discretionary items = %+v", d)
 		}
 		bobs, err := client.CaseTasks(ctx, env.GraphQL("bob"), caseID)
@@ -98,7 +101,7 @@ func TestPlanningOverGraphQL(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p := planned.PlanDiscretionaryItem; p.Id != "pm_graphql" || p.Name != "Write post mortem" || p.State != "Active" {
+		if p := planned.PlanDiscretionaryItem; p.Id != "pm_graphql" || p.Name != "Write post mortem" || p.State != "ACTIVE" {
 			t.Fatalf("planned = %+v", p)
 		}
 		found := false

@@ -1,12 +1,12 @@
 package rest
 
 import (
-	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"io"
 	"mime"
 	"net/http"
+	"strings"
 
 	"github.com/casegraph/casegraph/auth"
 	"github.com/casegraph/casegraph/service"
@@ -76,9 +76,9 @@ func (a *API) validateDefinition(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		return
 	}
-	// A JSON array, sent as text like every other error body.
-	b, _ := json.Marshal(problems)
-	writeText(w, http.StatusBadRequest, string(b))
+	// The one structured error body of the reference engine: a JSON array
+	// of the problems, labelled as the JSON it is.
+	writeJSON(w, http.StatusBadRequest, problems)
 }
 
 func (a *API) deployDefinition(w http.ResponseWriter, r *http.Request, who auth.Identity) {
@@ -87,7 +87,16 @@ func (a *API) deployDefinition(w http.ResponseWriter, r *http.Request, who auth.
 		a.writeError(w, r, err)
 		return
 	}
-	if _, err := a.svc.DeployDefinition(r.Context(), who, tenantParam(r), r.PathValue("fileName"), body); err != nil {
+	_, err = a.svc.DeployDefinition(r.Context(), who, tenantParam(r), r.PathValue("fileName"), body)
+	var invalid *service.InvalidDefinitionError
+	if errors.As(err, &invalid) {
+		// The reference engine's message, then what makes the definition
+		// invalid, one problem a line, as POST /repository/validate lists
+		// them.
+		writeText(w, http.StatusBadRequest, service.Message(err)+"\n"+strings.Join(invalid.Problems, "\n"))
+		return
+	}
+	if err != nil {
 		a.writeError(w, r, err)
 		return
 	}

@@ -103,6 +103,9 @@ func TestRepositoryValidate(t *testing.T) {
 		if resp.Status != http.StatusBadRequest || json.Unmarshal([]byte(resp.Body), &problems) != nil || len(problems) < 2 {
 			t.Fatalf("validate broken: %d %s; want 400 with a JSON array of at least two problems", resp.Status, resp.Body)
 		}
+		if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+			t.Errorf("validate answers its JSON array as %q", ct)
+		}
 		joined := strings.Join(problems, "\n")
 		if !strings.Contains(joined, "pi_nowhere") || !strings.Contains(joined, "role_ghost") {
 			t.Errorf("problems do not name the elements: %s", joined)
@@ -123,8 +126,10 @@ func TestRepositoryValidate(t *testing.T) {
 		}
 
 		createTenant(t, env, "acme")
+		// An invalid deploy names its problems, one a line, after the
+		// reference engine's message.
 		resp = deploy(env, "alice", "broken.xml", broken)
-		expect(t, resp, 400, "Cannot deploy broken.xml: definition is invalid.")
+		expect(t, resp, 400, "Cannot deploy broken.xml: definition is invalid.\n"+strings.Join(problems, "\n"))
 		expect(t, deploy(env, "alice", "a%5Cb.xml", permit), 400, "Cannot deploy a\\b.xml: the name contains a character that is not allowed")
 		expect(t, env.Do(servertest.Request{Method: "POST", Path: "/repository/deploy/p.xml", User: "alice", Body: permit, ContentType: "application/json"}), 400,
 			"The request content type Some(application/json) is not supported, provide one of Set(application/xml)")

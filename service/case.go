@@ -293,6 +293,9 @@ func engineError(op string, err error) error {
 		engine.ErrNotFound:   NotFound,
 		engine.ErrNoEffect:   NotModified,
 	}[ee.Kind]
+	if ee.WrongState {
+		kind = InvalidState
+	}
 	return &Error{Op: op, Kind: kind, Msg: ee.Msg}
 }
 

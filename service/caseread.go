@@ -28,7 +28,13 @@ type CaseQuery struct {
 	SortBy          string
 	// SortOrder "asc" sorts ascending; anything else descending.
 	SortOrder string
+	// After pages by keyset instead of Offset (GraphQL's cursors).
+	After *Keyset
 }
+
+// Keyset is a row's place in a sorted list: its sort value (nil for
+// NULL) and its id.
+type Keyset = db.Keyset
 
 // ListCases returns the cases the caller is in the team of. The filter is
 // SQL; the whole result is sorted before the page is cut.
@@ -66,6 +72,18 @@ func (s *Service) ListCaseViews(ctx context.Context, who auth.Identity, q CaseQu
 	return views, nil
 }
 
+// CountCaseList counts the cases ListCases would list, all pages
+// together.
+func (s *Service) CountCaseList(ctx context.Context, who auth.Identity, q CaseQuery) (int, error) {
+	const op = "service.CountCaseList"
+	ids, err := parseIdentifierFilter(q.Identifiers)
+	if err != nil {
+		return 0, Ef(op, Invalid, "Invalid identifiers filter: %v", err)
+	}
+	n, err := db.CountCases(ctx, s.db, who.UserID, db.CaseFilter{Tenant: q.Tenant, State: q.State, CaseName: q.CaseName, Identifiers: ids})
+	return n, wrap(op, err)
+}
+
 func (s *Service) listCases(ctx context.Context, op string, who auth.Identity, q CaseQuery, withState bool) ([]db.LoadedCase, error) {
 	ids, err := parseIdentifierFilter(q.Identifiers)
 	if err != nil {
@@ -76,7 +94,7 @@ func (s *Service) listCases(ctx context.Context, op string, who auth.Identity, q
 		limit = 100
 	}
 	loaded, err := db.ListCases(ctx, s.db, who.UserID, db.CaseFilter{Tenant: q.Tenant, State: q.State, CaseName: q.CaseName,
-		Identifiers: ids, Offset: q.Offset, Limit: limit, SortBy: q.SortBy, Ascending: strings.EqualFold(q.SortOrder, "asc")}, withState)
+		Identifiers: ids, Offset: q.Offset, Limit: limit, SortBy: q.SortBy, Ascending: strings.EqualFold(q.SortOrder, "asc"), After: q.After}, withState)
 	return loaded, wrap(op, err)
 }
 

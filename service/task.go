@@ -33,6 +33,7 @@ type TaskQuery struct {
 	NumberOfResults            int // default 100
 	SortBy                     string
 	SortOrder                  string
+	After                      *Keyset // pages by keyset instead of Offset
 }
 
 // ListTasks returns the tasks the caller may see: of cases it is in the
@@ -48,6 +49,19 @@ func (s *Service) ListTasks(ctx context.Context, who auth.Identity, q TaskQuery)
 	return tasks, wrap(op, err)
 }
 
+// CountTaskList counts the tasks ListTasks would list, all pages
+// together.
+func (s *Service) CountTaskList(ctx context.Context, who auth.Identity, q TaskQuery) (int, error) {
+	const op = "service.CountTaskList"
+	f, err := taskFilter(q)
+	if err != nil {
+		return 0, &Error{Op: op, Kind: Invalid, Msg: err.Error()}
+	}
+	f.After = nil
+	n, err := db.CountTaskList(ctx, s.db, who.UserID, f)
+	return n, wrap(op, err)
+}
+
 func taskFilter(q TaskQuery) (db.TaskFilter, error) {
 	ids, err := parseIdentifierFilter(q.Identifiers)
 	if err != nil {
@@ -55,7 +69,7 @@ func taskFilter(q TaskQuery) (db.TaskFilter, error) {
 	}
 	f := db.TaskFilter{Tenant: q.Tenant, Identifiers: ids, CaseName: q.CaseName, TaskName: q.TaskName,
 		Assignee: q.Assignee, Owner: q.Owner, Offset: q.Offset, Limit: q.NumberOfResults, SortBy: q.SortBy,
-		Ascending: strings.EqualFold(q.SortOrder, "asc")}
+		Ascending: strings.EqualFold(q.SortOrder, "asc"), After: q.After}
 	if f.Limit <= 0 {
 		f.Limit = 100
 	}

@@ -1,14 +1,8 @@
 // Command casegraph runs the CaseGraph case-management engine.
 //
-// Usage:
-//
-//	casegraph [serve] [flags]   run the server (default)
-//	casegraph migrate [flags]   apply database migrations and exit
-//	casegraph token USERID      print a development bearer token for USERID
-//	casegraph validate FILE…    validate CMMN definition files
-//	casegraph version           print the version
-//
-// Every flag has an environment variable; see the README.
+// Run "casegraph help" for the commands and "casegraph help serve" for the
+// server's flags and their environment variables; docs/configuration.md
+// describes every setting.
 package main
 
 import (
@@ -40,16 +34,23 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "casegraph:", err)
+		if errors.Is(err, flag.ErrHelp) {
+			return // the flags were listed, as asked
 		}
+		fmt.Fprintln(os.Stderr, "casegraph:", err)
 		os.Exit(2)
 	}
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
+		printUsage(stdout)
+		return nil
+	}
+	// Flags without a command are the server's flags, as before there were
+	// other commands.
 	cmd := "serve"
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+	if len(args[0]) > 0 && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
@@ -61,35 +62,46 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return token(args, stdout, stderr)
 	case "validate":
 		return validate(args, stdout)
+	case "health":
+		return health(ctx, args, stdout, stderr)
 	case "version":
-		fmt.Fprintf(stdout, "casegraph %s %s %s\n", version, commit, builtAt)
+		printVersion(stdout)
 		return nil
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return nil
+	case "help":
+		return help(args, stdout)
 	}
-	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
+	return fmt.Errorf("unknown command %q; run \"casegraph help\" for the list", cmd)
 }
 
-const usage = `usage:
-  casegraph [serve] [flags]   run the server (default); serve --dev for local development
-  casegraph migrate [flags]   apply database migrations and exit
-  casegraph token USERID      print a development bearer token for USERID (valid 24 hours)
-  casegraph validate FILE…    validate CMMN definition files (or directories of them)
-  casegraph version           print the version
-Run "casegraph serve -h" for the flags; each has an environment variable.
-`
-
 // parseConfig reads the server configuration from flags, each defaulting to
-// its environment variable.
-func parseConfig(name string, args []string, stderr io.Writer) (server.Config, error) {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+// its environment variable, and refuses a value it cannot use, naming it.
+func parseConfig(name string, args []string, stderr io.Writer) (server.Config, slog.Level, error) {
+	fs, finish := configFlags(name, stderr)
+	if err := fs.Parse(args); err != nil {
+		return server.Config{}, 0, err
+	}
+	if fs.NArg() > 0 {
+		return server.Config{}, 0, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	return finish()
+}
+
+// configFlags defines the flags of serve and migrate on a new flag set;
+// finish, called after parsing, returns the configuration they give. The
+// usage of every flag ends with its environment variable in parentheses:
+// `casegraph help serve` lists the variables from there.
+func configFlags(name string, stderr io.Writer) (fs *flag.FlagSet, finish func() (server.Config, slog.Level, error)) {
+	fs = flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: casegraph %s [flags]\n\n", name)
+		printFlags(stderr, fs)
+	}
 	var (
-		cfg             server.Config
-		owners, issuers string
-		timerInterval   string
-		dev             bool
+		cfg                       server.Config
+		owners, issuers, logLevel string
+		timerInterval             string
+		dev                       bool
 	)
 	fs.StringVar(&cfg.Addr, "addr", env("CASEGRAPH_ADDR", ":2027"), "listen address (CASEGRAPH_ADDR)")
 	fs.StringVar(&cfg.DatabaseURL, "database-url", env("DATABASE_URL", ""), "postgres:// URL; empty for embedded SQLite (DATABASE_URL)")
@@ -102,31 +114,35 @@ func parseConfig(name string, args []string, stderr io.Writer) (server.Config, e
 	fs.StringVar(&timerInterval, "timer-interval", env("CASEGRAPH_TIMER_INTERVAL", "200ms"),
 		"longest sleep of the timer runner; bounds the delay of timers stored by other replicas (CASEGRAPH_TIMER_INTERVAL)")
 	fs.BoolVar(&dev, "dev", envBool("CASEGRAPH_DEV"), "development mode: trust a local signing key; platform owner defaults to admin (CASEGRAPH_DEV)")
+	fs.StringVar(&logLevel, "log-level", env("CASEGRAPH_LOG_LEVEL", "info"), "debug, info, warn or error (CASEGRAPH_LOG_LEVEL)")
 	cfg.RegisterFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		return server.Config{}, err
+	return fs, func() (server.Config, slog.Level, error) {
+		if err := checkEnvBools("CASEGRAPH_DEV"); err != nil {
+			return server.Config{}, 0, err
+		}
+		var level slog.Level
+		if err := level.UnmarshalText([]byte(logLevel)); err != nil {
+			return server.Config{}, 0, fmt.Errorf("invalid log level %q (CASEGRAPH_LOG_LEVEL or -log-level): use debug, info, warn or error", logLevel)
+		}
+		d, err := time.ParseDuration(timerInterval)
+		if err != nil || d <= 0 {
+			return server.Config{}, 0, fmt.Errorf("CASEGRAPH_TIMER_INTERVAL (--timer-interval) must be a positive duration such as 200ms, not %q", timerInterval)
+		}
+		cfg.TimerInterval = d
+		cfg.PlatformOwners = server.SplitList(owners)
+		cfg.OIDCIssuers = server.SplitList(issuers)
+		cfg.Dev = dev
+		cfg.Version = buildInfo()
+		return cfg, level, nil
 	}
-	if fs.NArg() > 0 {
-		return server.Config{}, fmt.Errorf("unexpected arguments: %v", fs.Args())
-	}
-	d, err := time.ParseDuration(timerInterval)
-	if err != nil || d <= 0 {
-		return server.Config{}, fmt.Errorf("CASEGRAPH_TIMER_INTERVAL (--timer-interval) must be a positive duration such as 200ms, not %q", timerInterval)
-	}
-	cfg.TimerInterval = d
-	cfg.PlatformOwners = server.SplitList(owners)
-	cfg.OIDCIssuers = server.SplitList(issuers)
-	cfg.Dev = dev
-	cfg.Version = server.VersionInfo{Version: version, GitCommit: commit, BuiltAt: builtAt}
-	return cfg, nil
 }
 
 func serve(ctx context.Context, args []string, stderr io.Writer) error {
-	cfg, err := parseConfig("serve", args, stderr)
+	cfg, level, err := parseConfig("serve", args, stderr)
 	if err != nil {
 		return err
 	}
-	logger := newLogger(stderr)
+	logger := newLogger(stderr, level)
 	if cfg.Dev {
 		logger.Warn("DEVELOPMENT MODE: tokens signed with the local key in the data dir are trusted; " +
 			"anyone who can read that key can act as any user. Never use --dev in production.")
@@ -140,7 +156,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 }
 
 func migrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg, err := parseConfig("migrate", args, stderr)
+	cfg, _, err := parseConfig("migrate", args, stderr)
 	if err != nil {
 		return err
 	}
@@ -186,14 +202,8 @@ func token(args []string, stdout, stderr io.Writer) error {
 }
 
 // newLogger logs JSON, or text when stderr is a terminal.
-func newLogger(w io.Writer) *slog.Logger {
-	opts := &slog.HandlerOptions{Level: slog.LevelInfo}
-	if lvl, ok := os.LookupEnv("CASEGRAPH_LOG_LEVEL"); ok {
-		var l slog.Level
-		if err := l.UnmarshalText([]byte(lvl)); err == nil {
-			opts.Level = l
-		}
-	}
+func newLogger(w io.Writer, level slog.Level) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: level}
 	var h slog.Handler = slog.NewJSONHandler(w, opts)
 	if f, ok := w.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
@@ -210,7 +220,20 @@ func env(name, def string) string {
 	return def
 }
 
+// envBool reads a boolean variable; checkEnvBools refuses one that is not
+// a boolean, so that a typo never silently means false.
 func envBool(name string) bool {
 	b, _ := strconv.ParseBool(os.Getenv(name))
 	return b
+}
+
+func checkEnvBools(names ...string) error {
+	for _, name := range names {
+		if v := os.Getenv(name); v != "" {
+			if _, err := strconv.ParseBool(v); err != nil {
+				return fmt.Errorf("invalid %s=%q: use true or false", name, v)
+			}
+		}
+	}
+	return nil
 }

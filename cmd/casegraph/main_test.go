@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +41,10 @@ func TestServeDev(t *testing.T) {
 
 	base := "http://" + addr
 	waitReady(t, base+"/status")
+	var health bytes.Buffer
+	if err := run(context.Background(), []string{"health", "-url", base}, &health, io.Discard); err != nil || health.String() != "healthy\n" {
+		t.Fatalf("health of the running server: %v %q", err, health.String())
+	}
 
 	var tok bytes.Buffer
 	if err := run(context.Background(), []string{"token", "admin"}, &tok, io.Discard); err != nil {
@@ -134,22 +139,53 @@ func TestValidateCommand(t *testing.T) {
 		t.Fatalf("output %q", out.String())
 	}
 
-	// The reference engine's own models: all valid but the invalid*.xml.
+	// The project's own models: all valid but the invalid_*.xml, each of
+	// which is reported with its problems.
 	out.Reset()
-	err := run(context.Background(), []string{"validate", "../../../shared/cmmn"}, &out, io.Discard)
-	if err == nil {
-		t.Fatal("validating ../shared/cmmn succeeded, but it holds invalid models")
+	err := run(context.Background(), []string{"validate", "../../testdata/cmmn"}, &out, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "definitions are invalid") {
+		t.Fatalf("validating testdata/cmmn: %v, but it holds invalid models", err)
 	}
-	for _, line := range strings.Split(out.String(), "\n") {
-		file, invalid := strings.CutPrefix(line, "INVALID  ")
-		if invalid && !strings.Contains(file, "/invalid") {
-			t.Errorf("valid model rejected: %s\n%s", file, out.String())
+	checkVerdicts(t, out.String(), "/invalid_", 10)
+	if !strings.Contains(out.String(), "INVALID  ../../testdata/cmmn/invalid_recursion.xml\n         - case \"Loop\"") {
+		t.Errorf("invalid_recursion.xml was not reported with its problem:\n%s", out.String())
+	}
+}
+
+// TestValidateConformanceModels validates the reference engine's own models,
+// which live outside the repository: all valid but the invalid*.xml.
+func TestValidateConformanceModels(t *testing.T) {
+	dir := os.Getenv("CASEGRAPH_CONFORMANCE_MODELS")
+	if dir == "" {
+		t.Skip("set CASEGRAPH_CONFORMANCE_MODELS=<folder of the reference engine's CMMN models> to run this conformance test")
+	}
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"validate", dir}, &out, io.Discard); err == nil {
+		t.Fatalf("validating %s succeeded, but it holds invalid models", dir)
+	}
+	checkVerdicts(t, out.String(), "/invalid", 6)
+}
+
+// checkVerdicts checks validate's output: files whose path holds
+// invalidMark are INVALID (wantInvalid of them), all others ok.
+func checkVerdicts(t *testing.T, out, invalidMark string, wantInvalid int) {
+	t.Helper()
+	invalid, ok := 0, 0
+	for _, line := range strings.Split(out, "\n") {
+		if file, found := strings.CutPrefix(line, "INVALID  "); found {
+			invalid++
+			if !strings.Contains(file, invalidMark) {
+				t.Errorf("valid model rejected: %s\n%s", file, out)
+			}
 		}
-		if ok := strings.HasPrefix(line, "ok "); ok && strings.Contains(line, "/invalid") {
-			t.Errorf("invalid model accepted: %s", line)
+		if file, found := strings.CutPrefix(line, "ok       "); found {
+			ok++
+			if strings.Contains(file, invalidMark) {
+				t.Errorf("invalid model accepted: %s", file)
+			}
 		}
 	}
-	if !strings.Contains(out.String(), "INVALID  ../../../shared/cmmn/invalid.xml") {
-		t.Errorf("invalid.xml was not reported:\n%s", out.String())
+	if invalid != wantInvalid || ok == 0 {
+		t.Errorf("%d invalid and %d valid models, want %d invalid and some valid:\n%s", invalid, ok, wantInvalid, out)
 	}
 }

@@ -25,7 +25,7 @@ func (v *AssignTaskAssignTask) GetId() string { return v.TaskFields.Id }
 func (v *AssignTaskAssignTask) GetName() string { return v.TaskFields.Name }
 
 // GetState returns AssignTaskAssignTask.State, and is useful for accessing the field via an interface.
-func (v *AssignTaskAssignTask) GetState() string { return v.TaskFields.State }
+func (v *AssignTaskAssignTask) GetState() TaskState { return v.TaskFields.State }
 
 // GetAssignee returns AssignTaskAssignTask.Assignee, and is useful for accessing the field via an interface.
 func (v *AssignTaskAssignTask) GetAssignee() *string { return v.TaskFields.Assignee }
@@ -99,7 +99,7 @@ type __premarshalAssignTaskAssignTask struct {
 
 	Name string `json:"name"`
 
-	State string `json:"state"`
+	State TaskState `json:"state"`
 
 	Assignee *string `json:"assignee"`
 
@@ -175,22 +175,29 @@ func (v *AssignTaskResponse) GetAssignTask() AssignTaskAssignTask { return v.Ass
 //
 // A case instance. Everything in it is visible to its team only.
 type CaseCase struct {
-	Id     string `json:"id"`
+	// The case instance id.
+	Id string `json:"id"`
+	// The tenant the case runs in.
 	Tenant string `json:"tenant"`
 	// The case definition's name.
 	Name string `json:"name"`
 	// The file name of the definition it was started from.
 	Definition string `json:"definition"`
-	// The case plan's state: Active, Suspended, Completed, Terminated, Failed, Closed.
-	State        string    `json:"state"`
-	Failures     int       `json:"failures"`
-	RootCaseId   string    `json:"rootCaseId"`
-	CreatedBy    string    `json:"createdBy"`
+	// The case plan's state.
+	State CaseState `json:"state"`
+	// How many plan items failed.
+	Failures int `json:"failures"`
+	// The top-level case of a tree of cases; its own id for a top-level case.
+	RootCaseId string `json:"rootCaseId"`
+	// Who started it.
+	CreatedBy string `json:"createdBy"`
+	// When the case last changed.
 	LastModified time.Time `json:"lastModified"`
 	// The case file: a JSON object keyed by top-level case file item names.
 	CaseFile json.RawMessage `json:"caseFile"`
 	// Roles the definition declares.
-	CaseRoles   []string                                `json:"caseRoles"`
+	CaseRoles []string `json:"caseRoles"`
+	// Business identifiers: case file properties the definition marks as such.
 	Identifiers []CaseCaseIdentifiersBusinessIdentifier `json:"identifiers"`
 	// Plan items in creation order; the first is the case plan.
 	PlanItems []CaseCasePlanItemsPlanItem `json:"planItems"`
@@ -209,7 +216,7 @@ func (v *CaseCase) GetName() string { return v.Name }
 func (v *CaseCase) GetDefinition() string { return v.Definition }
 
 // GetState returns CaseCase.State, and is useful for accessing the field via an interface.
-func (v *CaseCase) GetState() string { return v.State }
+func (v *CaseCase) GetState() CaseState { return v.State }
 
 // GetFailures returns CaseCase.Failures, and is useful for accessing the field via an interface.
 func (v *CaseCase) GetFailures() int { return v.Failures }
@@ -236,8 +243,13 @@ func (v *CaseCase) GetIdentifiers() []CaseCaseIdentifiersBusinessIdentifier { re
 func (v *CaseCase) GetPlanItems() []CaseCasePlanItemsPlanItem { return v.PlanItems }
 
 // CaseCaseIdentifiersBusinessIdentifier includes the requested fields of the GraphQL type BusinessIdentifier.
+// The GraphQL type's documentation follows.
+//
+// A business identifier of a case: a name and its current value.
 type CaseCaseIdentifiersBusinessIdentifier struct {
-	Name  string `json:"name"`
+	// The property name.
+	Name string `json:"name"`
+	// Its value, as text.
 	Value string `json:"value"`
 }
 
@@ -248,6 +260,9 @@ func (v *CaseCaseIdentifiersBusinessIdentifier) GetName() string { return v.Name
 func (v *CaseCaseIdentifiersBusinessIdentifier) GetValue() string { return v.Value }
 
 // CaseCasePlanItemsPlanItem includes the requested fields of the GraphQL type PlanItem.
+// The GraphQL type's documentation follows.
+//
+// A plan item: the case plan, a stage, a task, a milestone or an event listener, in one repetition.
 type CaseCasePlanItemsPlanItem struct {
 	PlanItemFields `json:"-"`
 }
@@ -259,16 +274,16 @@ func (v *CaseCasePlanItemsPlanItem) GetId() string { return v.PlanItemFields.Id 
 func (v *CaseCasePlanItemsPlanItem) GetName() string { return v.PlanItemFields.Name }
 
 // GetType returns CaseCasePlanItemsPlanItem.Type, and is useful for accessing the field via an interface.
-func (v *CaseCasePlanItemsPlanItem) GetType() string { return v.PlanItemFields.Type }
+func (v *CaseCasePlanItemsPlanItem) GetType() PlanItemType { return v.PlanItemFields.Type }
 
 // GetState returns CaseCasePlanItemsPlanItem.State, and is useful for accessing the field via an interface.
-func (v *CaseCasePlanItemsPlanItem) GetState() string { return v.PlanItemFields.State }
+func (v *CaseCasePlanItemsPlanItem) GetState() PlanItemState { return v.PlanItemFields.State }
 
 // GetIndex returns CaseCasePlanItemsPlanItem.Index, and is useful for accessing the field via an interface.
 func (v *CaseCasePlanItemsPlanItem) GetIndex() int { return v.PlanItemFields.Index }
 
 // GetTransition returns CaseCasePlanItemsPlanItem.Transition, and is useful for accessing the field via an interface.
-func (v *CaseCasePlanItemsPlanItem) GetTransition() string { return v.PlanItemFields.Transition }
+func (v *CaseCasePlanItemsPlanItem) GetTransition() Transition { return v.PlanItemFields.Transition }
 
 // GetIsRequired returns CaseCasePlanItemsPlanItem.IsRequired, and is useful for accessing the field via an interface.
 func (v *CaseCasePlanItemsPlanItem) GetIsRequired() bool { return v.PlanItemFields.IsRequired }
@@ -311,13 +326,13 @@ type __premarshalCaseCasePlanItemsPlanItem struct {
 
 	Name string `json:"name"`
 
-	Type string `json:"type"`
+	Type PlanItemType `json:"type"`
 
-	State string `json:"state"`
+	State PlanItemState `json:"state"`
 
 	Index int `json:"index"`
 
-	Transition string `json:"transition"`
+	Transition Transition `json:"transition"`
 
 	IsRequired bool `json:"isRequired"`
 
@@ -349,25 +364,27 @@ func (v *CaseCasePlanItemsPlanItem) __premarshalJSON() (*__premarshalCaseCasePla
 	return &retval, nil
 }
 
+// Which cases a list shows, and in what order.
 type CaseFilter struct {
+	// Only cases of this tenant.
 	Tenant *string `json:"tenant"`
-	// Case plan state; Failed means cases with failures.
-	State *string `json:"state"`
+	// Case plan state; FAILED means cases with failures.
+	State *CaseState `json:"state"`
 	// Case-insensitive part of the case name.
 	CaseName *string `json:"caseName"`
 	// Business identifiers: name=value, name!=value or name, comma-separated.
 	Identifiers *string `json:"identifiers"`
-	// id, casename, state, tenant, failures, createdon, createdby, lastmodified, modifiedby.
-	SortBy *string `json:"sortBy"`
-	// asc, or desc (default).
-	SortOrder *string `json:"sortOrder"`
+	// What to sort on; last change by default.
+	SortBy *CaseSortField `json:"sortBy"`
+	// DESC by default.
+	SortOrder *SortOrder `json:"sortOrder"`
 }
 
 // GetTenant returns CaseFilter.Tenant, and is useful for accessing the field via an interface.
 func (v *CaseFilter) GetTenant() *string { return v.Tenant }
 
 // GetState returns CaseFilter.State, and is useful for accessing the field via an interface.
-func (v *CaseFilter) GetState() *string { return v.State }
+func (v *CaseFilter) GetState() *CaseState { return v.State }
 
 // GetCaseName returns CaseFilter.CaseName, and is useful for accessing the field via an interface.
 func (v *CaseFilter) GetCaseName() *string { return v.CaseName }
@@ -376,25 +393,89 @@ func (v *CaseFilter) GetCaseName() *string { return v.CaseName }
 func (v *CaseFilter) GetIdentifiers() *string { return v.Identifiers }
 
 // GetSortBy returns CaseFilter.SortBy, and is useful for accessing the field via an interface.
-func (v *CaseFilter) GetSortBy() *string { return v.SortBy }
+func (v *CaseFilter) GetSortBy() *CaseSortField { return v.SortBy }
 
 // GetSortOrder returns CaseFilter.SortOrder, and is useful for accessing the field via an interface.
-func (v *CaseFilter) GetSortOrder() *string { return v.SortOrder }
+func (v *CaseFilter) GetSortOrder() *SortOrder { return v.SortOrder }
 
 // CaseResponse is returned by Case on success.
 type CaseResponse struct {
-	// A case the caller is in the team of; NOT_FOUND otherwise, as for an unknown id.
-	Case CaseCase `json:"case"`
+	// A case the caller is in the team of; null with a NOT_FOUND error on this field otherwise, as for an unknown id.
+	Case *CaseCase `json:"case"`
 }
 
 // GetCase returns CaseResponse.Case, and is useful for accessing the field via an interface.
-func (v *CaseResponse) GetCase() CaseCase { return v.Case }
+func (v *CaseResponse) GetCase() *CaseCase { return v.Case }
+
+// What a case list sorts on.
+type CaseSortField string
+
+const (
+	// The case instance id.
+	CaseSortFieldId CaseSortField = "ID"
+	// The definition's case name.
+	CaseSortFieldCaseName CaseSortField = "CASE_NAME"
+	// The case state.
+	CaseSortFieldState CaseSortField = "STATE"
+	// The tenant.
+	CaseSortFieldTenant CaseSortField = "TENANT"
+	// The number of failures.
+	CaseSortFieldFailures CaseSortField = "FAILURES"
+	// When it was started.
+	CaseSortFieldCreatedOn CaseSortField = "CREATED_ON"
+	// Who started it.
+	CaseSortFieldCreatedBy CaseSortField = "CREATED_BY"
+	// When it last changed.
+	CaseSortFieldLastModified CaseSortField = "LAST_MODIFIED"
+	// Who changed it last.
+	CaseSortFieldModifiedBy CaseSortField = "MODIFIED_BY"
+)
+
+var AllCaseSortField = []CaseSortField{
+	CaseSortFieldId,
+	CaseSortFieldCaseName,
+	CaseSortFieldState,
+	CaseSortFieldTenant,
+	CaseSortFieldFailures,
+	CaseSortFieldCreatedOn,
+	CaseSortFieldCreatedBy,
+	CaseSortFieldLastModified,
+	CaseSortFieldModifiedBy,
+}
+
+// The state of a case plan.
+type CaseState string
+
+const (
+	// Running.
+	CaseStateActive CaseState = "ACTIVE"
+	// Halted by a suspend; resume continues it.
+	CaseStateSuspended CaseState = "SUSPENDED"
+	// Done.
+	CaseStateCompleted CaseState = "COMPLETED"
+	// Stopped before it was done.
+	CaseStateTerminated CaseState = "TERMINATED"
+	// Some work failed; reactivate retries.
+	CaseStateFailed CaseState = "FAILED"
+	// Closed after it ended; nothing more can happen.
+	CaseStateClosed CaseState = "CLOSED"
+)
+
+var AllCaseState = []CaseState{
+	CaseStateActive,
+	CaseStateSuspended,
+	CaseStateCompleted,
+	CaseStateTerminated,
+	CaseStateFailed,
+	CaseStateClosed,
+}
 
 // CaseTasksCase includes the requested fields of the GraphQL type Case.
 // The GraphQL type's documentation follows.
 //
 // A case instance. Everything in it is visible to its team only.
 type CaseTasksCase struct {
+	// The case instance id.
 	Id string `json:"id"`
 	// The case's human tasks that became active, oldest first.
 	Tasks []CaseTasksCaseTasksTask `json:"tasks"`
@@ -418,10 +499,12 @@ func (v *CaseTasksCase) GetDiscretionaryItems() []CaseTasksCaseDiscretionaryItem
 //
 // A discretionary item the caller may plan now.
 type CaseTasksCaseDiscretionaryItemsDiscretionaryItem struct {
+	// Its name in the definition.
 	Name string `json:"name"`
 	// The discretionary item's id in the definition.
 	DefinitionId string `json:"definitionId"`
-	Type         string `json:"type"`
+	// What kind of plan item it would be.
+	Type PlanItemType `json:"type"`
 	// The stage or human task it would be planned under.
 	Parent CaseTasksCaseDiscretionaryItemsDiscretionaryItemParentPlanItem `json:"parent"`
 }
@@ -435,7 +518,7 @@ func (v *CaseTasksCaseDiscretionaryItemsDiscretionaryItem) GetDefinitionId() str
 }
 
 // GetType returns CaseTasksCaseDiscretionaryItemsDiscretionaryItem.Type, and is useful for accessing the field via an interface.
-func (v *CaseTasksCaseDiscretionaryItemsDiscretionaryItem) GetType() string { return v.Type }
+func (v *CaseTasksCaseDiscretionaryItemsDiscretionaryItem) GetType() PlanItemType { return v.Type }
 
 // GetParent returns CaseTasksCaseDiscretionaryItemsDiscretionaryItem.Parent, and is useful for accessing the field via an interface.
 func (v *CaseTasksCaseDiscretionaryItemsDiscretionaryItem) GetParent() CaseTasksCaseDiscretionaryItemsDiscretionaryItemParentPlanItem {
@@ -443,11 +526,16 @@ func (v *CaseTasksCaseDiscretionaryItemsDiscretionaryItem) GetParent() CaseTasks
 }
 
 // CaseTasksCaseDiscretionaryItemsDiscretionaryItemParentPlanItem includes the requested fields of the GraphQL type PlanItem.
+// The GraphQL type's documentation follows.
+//
+// A plan item: the case plan, a stage, a task, a milestone or an event listener, in one repetition.
 type CaseTasksCaseDiscretionaryItemsDiscretionaryItemParentPlanItem struct {
-	Id   string `json:"id"`
+	// The plan item id, unique across cases.
+	Id string `json:"id"`
+	// Its name in the definition.
 	Name string `json:"name"`
-	// CasePlan, Stage, HumanTask, CaseTask, ProcessTask, Milestone, UserEvent or TimerEvent.
-	Type string `json:"type"`
+	// What kind of plan item it is.
+	Type PlanItemType `json:"type"`
 }
 
 // GetId returns CaseTasksCaseDiscretionaryItemsDiscretionaryItemParentPlanItem.Id, and is useful for accessing the field via an interface.
@@ -459,7 +547,7 @@ func (v *CaseTasksCaseDiscretionaryItemsDiscretionaryItemParentPlanItem) GetName
 }
 
 // GetType returns CaseTasksCaseDiscretionaryItemsDiscretionaryItemParentPlanItem.Type, and is useful for accessing the field via an interface.
-func (v *CaseTasksCaseDiscretionaryItemsDiscretionaryItemParentPlanItem) GetType() string {
+func (v *CaseTasksCaseDiscretionaryItemsDiscretionaryItemParentPlanItem) GetType() PlanItemType {
 	return v.Type
 }
 
@@ -478,7 +566,7 @@ func (v *CaseTasksCaseTasksTask) GetId() string { return v.TaskFields.Id }
 func (v *CaseTasksCaseTasksTask) GetName() string { return v.TaskFields.Name }
 
 // GetState returns CaseTasksCaseTasksTask.State, and is useful for accessing the field via an interface.
-func (v *CaseTasksCaseTasksTask) GetState() string { return v.TaskFields.State }
+func (v *CaseTasksCaseTasksTask) GetState() TaskState { return v.TaskFields.State }
 
 // GetAssignee returns CaseTasksCaseTasksTask.Assignee, and is useful for accessing the field via an interface.
 func (v *CaseTasksCaseTasksTask) GetAssignee() *string { return v.TaskFields.Assignee }
@@ -552,7 +640,7 @@ type __premarshalCaseTasksCaseTasksTask struct {
 
 	Name string `json:"name"`
 
-	State string `json:"state"`
+	State TaskState `json:"state"`
 
 	Assignee *string `json:"assignee"`
 
@@ -616,18 +704,19 @@ func (v *CaseTasksCaseTasksTask) __premarshalJSON() (*__premarshalCaseTasksCaseT
 
 // CaseTasksResponse is returned by CaseTasks on success.
 type CaseTasksResponse struct {
-	// A case the caller is in the team of; NOT_FOUND otherwise, as for an unknown id.
-	Case CaseTasksCase `json:"case"`
+	// A case the caller is in the team of; null with a NOT_FOUND error on this field otherwise, as for an unknown id.
+	Case *CaseTasksCase `json:"case"`
 }
 
 // GetCase returns CaseTasksResponse.Case, and is useful for accessing the field via an interface.
-func (v *CaseTasksResponse) GetCase() CaseTasksCase { return v.Case }
+func (v *CaseTasksResponse) GetCase() *CaseTasksCase { return v.Case }
 
 // CaseTeamCase includes the requested fields of the GraphQL type Case.
 // The GraphQL type's documentation follows.
 //
 // A case instance. Everything in it is visible to its team only.
 type CaseTeamCase struct {
+	// The case instance id.
 	Id string `json:"id"`
 	// Who may see the case and act in it.
 	Team CaseTeamCaseTeam `json:"team"`
@@ -644,9 +733,12 @@ func (v *CaseTeamCase) GetTeam() CaseTeamCaseTeam { return v.Team }
 //
 // A case team: its memberships, the definition's roles and the roles nobody holds.
 type CaseTeamCaseTeam struct {
-	Members         []CaseTeamCaseTeamMembersMember `json:"members"`
-	CaseRoles       []string                        `json:"caseRoles"`
-	UnassignedRoles []string                        `json:"unassignedRoles"`
+	// Users and tenant roles in the team.
+	Members []CaseTeamCaseTeamMembersMember `json:"members"`
+	// The roles the definition declares.
+	CaseRoles []string `json:"caseRoles"`
+	// Declared roles no member holds.
+	UnassignedRoles []string `json:"unassignedRoles"`
 }
 
 // GetMembers returns CaseTeamCaseTeam.Members, and is useful for accessing the field via an interface.
@@ -663,10 +755,14 @@ func (v *CaseTeamCaseTeam) GetUnassignedRoles() []string { return v.UnassignedRo
 //
 // A membership of a case team: a tenant user, or a tenant role (every user holding it in the case's tenant).
 type CaseTeamCaseTeamMembersMember struct {
-	MemberId   string     `json:"memberId"`
+	// A user id, or a tenant role name.
+	MemberId string `json:"memberId"`
+	// Which of the two memberId is.
 	MemberType MemberType `json:"memberType"`
-	CaseRoles  []string   `json:"caseRoles"`
-	IsOwner    bool       `json:"isOwner"`
+	// The case roles the member holds.
+	CaseRoles []string `json:"caseRoles"`
+	// Whether the member manages the team.
+	IsOwner bool `json:"isOwner"`
 	// For a user: Tenant (registered in the case's tenant), Platform (in another tenant) or IDP.
 	Origin *string `json:"origin"`
 	// For a user registered in the case's tenant: that account.
@@ -694,10 +790,16 @@ func (v *CaseTeamCaseTeamMembersMember) GetUser() *CaseTeamCaseTeamMembersMember
 }
 
 // CaseTeamCaseTeamMembersMemberUserTenantUser includes the requested fields of the GraphQL type TenantUser.
+// The GraphQL type's documentation follows.
+//
+// A user's account in one tenant.
 type CaseTeamCaseTeamMembersMemberUserTenantUser struct {
-	UserId string   `json:"userId"`
-	Name   string   `json:"name"`
-	Roles  []string `json:"roles"`
+	// The user id, as tokens name it.
+	UserId string `json:"userId"`
+	// Display name; may be empty.
+	Name string `json:"name"`
+	// Tenant roles; case teams may name them as members and tasks as performers.
+	Roles []string `json:"roles"`
 }
 
 // GetUserId returns CaseTeamCaseTeamMembersMemberUserTenantUser.UserId, and is useful for accessing the field via an interface.
@@ -709,12 +811,16 @@ func (v *CaseTeamCaseTeamMembersMemberUserTenantUser) GetName() string { return 
 // GetRoles returns CaseTeamCaseTeamMembersMemberUserTenantUser.Roles, and is useful for accessing the field via an interface.
 func (v *CaseTeamCaseTeamMembersMemberUserTenantUser) GetRoles() []string { return v.Roles }
 
+// A member of a new or replaced team.
 type CaseTeamMemberInput struct {
 	// A tenant user id, or a tenant role name.
-	MemberId   string      `json:"memberId"`
+	MemberId string `json:"memberId"`
+	// Which of the two memberId is.
 	MemberType *MemberType `json:"memberType"`
-	CaseRoles  []string    `json:"caseRoles"`
-	IsOwner    *bool       `json:"isOwner"`
+	// The case roles the member holds.
+	CaseRoles []string `json:"caseRoles"`
+	// Whether the member manages the team.
+	IsOwner *bool `json:"isOwner"`
 }
 
 // GetMemberId returns CaseTeamMemberInput.MemberId, and is useful for accessing the field via an interface.
@@ -729,8 +835,11 @@ func (v *CaseTeamMemberInput) GetCaseRoles() []string { return v.CaseRoles }
 // GetIsOwner returns CaseTeamMemberInput.IsOwner, and is useful for accessing the field via an interface.
 func (v *CaseTeamMemberInput) GetIsOwner() *bool { return v.IsOwner }
 
+// A change of one team member.
 type CaseTeamMemberUpdate struct {
-	MemberId   string      `json:"memberId"`
+	// A tenant user id, or a tenant role name.
+	MemberId string `json:"memberId"`
+	// Which of the two memberId is.
 	MemberType *MemberType `json:"memberType"`
 	// Sets ownership when given; unchanged otherwise.
 	IsOwner *bool `json:"isOwner"`
@@ -757,18 +866,19 @@ func (v *CaseTeamMemberUpdate) GetRemoveRoles() []string { return v.RemoveRoles 
 
 // CaseTeamResponse is returned by CaseTeam on success.
 type CaseTeamResponse struct {
-	// A case the caller is in the team of; NOT_FOUND otherwise, as for an unknown id.
-	Case CaseTeamCase `json:"case"`
+	// A case the caller is in the team of; null with a NOT_FOUND error on this field otherwise, as for an unknown id.
+	Case *CaseTeamCase `json:"case"`
 }
 
 // GetCase returns CaseTeamResponse.Case, and is useful for accessing the field via an interface.
-func (v *CaseTeamResponse) GetCase() CaseTeamCase { return v.Case }
+func (v *CaseTeamResponse) GetCase() *CaseTeamCase { return v.Case }
 
 // CaseWithHistoryCase includes the requested fields of the GraphQL type Case.
 // The GraphQL type's documentation follows.
 //
 // A case instance. Everything in it is visible to its team only.
 type CaseWithHistoryCase struct {
+	// The case instance id.
 	Id string `json:"id"`
 	// The case's events in order.
 	History []CaseWithHistoryCaseHistoryCaseEvent `json:"history"`
@@ -781,10 +891,16 @@ func (v *CaseWithHistoryCase) GetId() string { return v.Id }
 func (v *CaseWithHistoryCase) GetHistory() []CaseWithHistoryCaseHistoryCaseEvent { return v.History }
 
 // CaseWithHistoryCaseHistoryCaseEvent includes the requested fields of the GraphQL type CaseEvent.
+// The GraphQL type's documentation follows.
+//
+// One event of a case, as it was stored.
 type CaseWithHistoryCaseHistoryCaseEvent struct {
-	SequenceNr int    `json:"sequenceNr"`
-	Type       string `json:"type"`
-	User       string `json:"user"`
+	// Its number in the case, from 1.
+	SequenceNr int `json:"sequenceNr"`
+	// The event type, e.g. PlanItemTransitioned.
+	Type string `json:"type"`
+	// Who caused it.
+	User string `json:"user"`
 }
 
 // GetSequenceNr returns CaseWithHistoryCaseHistoryCaseEvent.SequenceNr, and is useful for accessing the field via an interface.
@@ -798,29 +914,44 @@ func (v *CaseWithHistoryCaseHistoryCaseEvent) GetUser() string { return v.User }
 
 // CaseWithHistoryResponse is returned by CaseWithHistory on success.
 type CaseWithHistoryResponse struct {
-	// A case the caller is in the team of; NOT_FOUND otherwise, as for an unknown id.
-	Case CaseWithHistoryCase `json:"case"`
+	// A case the caller is in the team of; null with a NOT_FOUND error on this field otherwise, as for an unknown id.
+	Case *CaseWithHistoryCase `json:"case"`
 }
 
 // GetCase returns CaseWithHistoryResponse.Case, and is useful for accessing the field via an interface.
-func (v *CaseWithHistoryResponse) GetCase() CaseWithHistoryCase { return v.Case }
+func (v *CaseWithHistoryResponse) GetCase() *CaseWithHistoryCase { return v.Case }
 
 // CasesCasesCaseConnection includes the requested fields of the GraphQL type CaseConnection.
+// The GraphQL type's documentation follows.
+//
+// A page of cases (Relay connection).
 type CasesCasesCaseConnection struct {
-	Edges    []CasesCasesCaseConnectionEdgesCaseEdge `json:"edges"`
-	PageInfo CasesCasesCaseConnectionPageInfo        `json:"pageInfo"`
+	// The cases of this page.
+	Edges []CasesCasesCaseConnectionEdgesCaseEdge `json:"edges"`
+	// How many cases the filter selects, all pages together (one more query; ask only when shown).
+	TotalCount int `json:"totalCount"`
+	// Whether there is a next page, and the cursor to ask for it.
+	PageInfo CasesCasesCaseConnectionPageInfo `json:"pageInfo"`
 }
 
 // GetEdges returns CasesCasesCaseConnection.Edges, and is useful for accessing the field via an interface.
 func (v *CasesCasesCaseConnection) GetEdges() []CasesCasesCaseConnectionEdgesCaseEdge { return v.Edges }
 
+// GetTotalCount returns CasesCasesCaseConnection.TotalCount, and is useful for accessing the field via an interface.
+func (v *CasesCasesCaseConnection) GetTotalCount() int { return v.TotalCount }
+
 // GetPageInfo returns CasesCasesCaseConnection.PageInfo, and is useful for accessing the field via an interface.
 func (v *CasesCasesCaseConnection) GetPageInfo() CasesCasesCaseConnectionPageInfo { return v.PageInfo }
 
 // CasesCasesCaseConnectionEdgesCaseEdge includes the requested fields of the GraphQL type CaseEdge.
+// The GraphQL type's documentation follows.
+//
+// A case with its place in the list.
 type CasesCasesCaseConnectionEdgesCaseEdge struct {
-	Cursor string                                        `json:"cursor"`
-	Node   CasesCasesCaseConnectionEdgesCaseEdgeNodeCase `json:"node"`
+	// Opaque; pass it as after to get the cases that follow.
+	Cursor string `json:"cursor"`
+	// The case.
+	Node CasesCasesCaseConnectionEdgesCaseEdgeNodeCase `json:"node"`
 }
 
 // GetCursor returns CasesCasesCaseConnectionEdgesCaseEdge.Cursor, and is useful for accessing the field via an interface.
@@ -836,11 +967,12 @@ func (v *CasesCasesCaseConnectionEdgesCaseEdge) GetNode() CasesCasesCaseConnecti
 //
 // A case instance. Everything in it is visible to its team only.
 type CasesCasesCaseConnectionEdgesCaseEdgeNodeCase struct {
+	// The case instance id.
 	Id string `json:"id"`
 	// The case definition's name.
 	Name string `json:"name"`
-	// The case plan's state: Active, Suspended, Completed, Terminated, Failed, Closed.
-	State string `json:"state"`
+	// The case plan's state.
+	State CaseState `json:"state"`
 	// Plan items in creation order; the first is the case plan.
 	PlanItems []CasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem `json:"planItems"`
 }
@@ -852,7 +984,7 @@ func (v *CasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetId() string { return 
 func (v *CasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetName() string { return v.Name }
 
 // GetState returns CasesCasesCaseConnectionEdgesCaseEdgeNodeCase.State, and is useful for accessing the field via an interface.
-func (v *CasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetState() string { return v.State }
+func (v *CasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetState() CaseState { return v.State }
 
 // GetPlanItems returns CasesCasesCaseConnectionEdgesCaseEdgeNodeCase.PlanItems, and is useful for accessing the field via an interface.
 func (v *CasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetPlanItems() []CasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem {
@@ -860,10 +992,16 @@ func (v *CasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetPlanItems() []CasesCa
 }
 
 // CasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem includes the requested fields of the GraphQL type PlanItem.
+// The GraphQL type's documentation follows.
+//
+// A plan item: the case plan, a stage, a task, a milestone or an event listener, in one repetition.
 type CasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem struct {
-	Id    string `json:"id"`
-	Name  string `json:"name"`
-	State string `json:"state"`
+	// The plan item id, unique across cases.
+	Id string `json:"id"`
+	// Its name in the definition.
+	Name string `json:"name"`
+	// Its CMMN state.
+	State PlanItemState `json:"state"`
 }
 
 // GetId returns CasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem.Id, and is useful for accessing the field via an interface.
@@ -875,14 +1013,19 @@ func (v *CasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem) GetName
 }
 
 // GetState returns CasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem.State, and is useful for accessing the field via an interface.
-func (v *CasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem) GetState() string {
+func (v *CasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem) GetState() PlanItemState {
 	return v.State
 }
 
 // CasesCasesCaseConnectionPageInfo includes the requested fields of the GraphQL type PageInfo.
+// The GraphQL type's documentation follows.
+//
+// Where a page ends.
 type CasesCasesCaseConnectionPageInfo struct {
-	HasNextPage bool    `json:"hasNextPage"`
-	EndCursor   *string `json:"endCursor"`
+	// Whether more items follow.
+	HasNextPage bool `json:"hasNextPage"`
+	// The cursor of the last edge; null on an empty page.
+	EndCursor *string `json:"endCursor"`
 }
 
 // GetHasNextPage returns CasesCasesCaseConnectionPageInfo.HasNextPage, and is useful for accessing the field via an interface.
@@ -915,7 +1058,7 @@ func (v *ClaimTaskClaimTask) GetId() string { return v.TaskFields.Id }
 func (v *ClaimTaskClaimTask) GetName() string { return v.TaskFields.Name }
 
 // GetState returns ClaimTaskClaimTask.State, and is useful for accessing the field via an interface.
-func (v *ClaimTaskClaimTask) GetState() string { return v.TaskFields.State }
+func (v *ClaimTaskClaimTask) GetState() TaskState { return v.TaskFields.State }
 
 // GetAssignee returns ClaimTaskClaimTask.Assignee, and is useful for accessing the field via an interface.
 func (v *ClaimTaskClaimTask) GetAssignee() *string { return v.TaskFields.Assignee }
@@ -989,7 +1132,7 @@ type __premarshalClaimTaskClaimTask struct {
 
 	Name string `json:"name"`
 
-	State string `json:"state"`
+	State TaskState `json:"state"`
 
 	Assignee *string `json:"assignee"`
 
@@ -1075,7 +1218,7 @@ func (v *CompleteTaskCompleteTask) GetId() string { return v.TaskFields.Id }
 func (v *CompleteTaskCompleteTask) GetName() string { return v.TaskFields.Name }
 
 // GetState returns CompleteTaskCompleteTask.State, and is useful for accessing the field via an interface.
-func (v *CompleteTaskCompleteTask) GetState() string { return v.TaskFields.State }
+func (v *CompleteTaskCompleteTask) GetState() TaskState { return v.TaskFields.State }
 
 // GetAssignee returns CompleteTaskCompleteTask.Assignee, and is useful for accessing the field via an interface.
 func (v *CompleteTaskCompleteTask) GetAssignee() *string { return v.TaskFields.Assignee }
@@ -1149,7 +1292,7 @@ type __premarshalCompleteTaskCompleteTask struct {
 
 	Name string `json:"name"`
 
-	State string `json:"state"`
+	State TaskState `json:"state"`
 
 	Assignee *string `json:"assignee"`
 
@@ -1225,6 +1368,7 @@ func (v *CompleteTaskResponse) GetCompleteTask() CompleteTaskCompleteTask { retu
 //
 // A case instance. Everything in it is visible to its team only.
 type CreateCaseFileItemCreateCaseFileItemCase struct {
+	// The case instance id.
 	Id string `json:"id"`
 	// The case file: a JSON object keyed by top-level case file item names.
 	CaseFile json.RawMessage `json:"caseFile"`
@@ -1248,9 +1392,15 @@ func (v *CreateCaseFileItemResponse) GetCreateCaseFileItem() CreateCaseFileItemC
 }
 
 // CreateTenantCreateTenant includes the requested fields of the GraphQL type Tenant.
+// The GraphQL type's documentation follows.
+//
+// A tenant: a group of users with roles, owning definitions and cases.
 type CreateTenantCreateTenant struct {
-	Name         string    `json:"name"`
-	Enabled      bool      `json:"enabled"`
+	// The tenant's name.
+	Name string `json:"name"`
+	// False after disableTenant: its users can no longer act.
+	Enabled bool `json:"enabled"`
+	// When the tenant or its users last changed.
 	LastModified time.Time `json:"lastModified"`
 }
 
@@ -1263,8 +1413,11 @@ func (v *CreateTenantCreateTenant) GetEnabled() bool { return v.Enabled }
 // GetLastModified returns CreateTenantCreateTenant.LastModified, and is useful for accessing the field via an interface.
 func (v *CreateTenantCreateTenant) GetLastModified() time.Time { return v.LastModified }
 
+// A new tenant.
 type CreateTenantInput struct {
-	Name  string            `json:"name"`
+	// The tenant's name; unique on the platform.
+	Name string `json:"name"`
+	// The first users; at least one must be an owner.
 	Users []TenantUserInput `json:"users"`
 }
 
@@ -1289,18 +1442,26 @@ func (v *CreateTenantResponse) GetCreateTenant() CreateTenantCreateTenant { retu
 // A CMMN definitions document deployed to a tenant; its main case is the first case in it.
 type DefinitionDefinition struct {
 	// The file name, with .xml.
-	Name   string `json:"name"`
+	Name string `json:"name"`
+	// The tenant it is deployed to.
 	Tenant string `json:"tenant"`
 	// Deployment number of this name in the tenant: 1, 2, …
 	Version int `json:"version"`
 	// Hex SHA-256 of the document; cases record the hash they run on.
-	Hash            string                                              `json:"hash"`
-	DeployedAt      time.Time                                           `json:"deployedAt"`
-	DeployedBy      string                                              `json:"deployedBy"`
-	CaseName        string                                              `json:"caseName"`
-	Documentation   string                                              `json:"documentation"`
-	CaseRoles       []string                                            `json:"caseRoles"`
-	Xml             string                                              `json:"xml"`
+	Hash string `json:"hash"`
+	// When it was deployed.
+	DeployedAt time.Time `json:"deployedAt"`
+	// Who deployed it.
+	DeployedBy string `json:"deployedBy"`
+	// The name of its main case.
+	CaseName string `json:"caseName"`
+	// The main case's documentation; may be empty.
+	Documentation string `json:"documentation"`
+	// The roles the main case declares.
+	CaseRoles []string `json:"caseRoles"`
+	// The document as deployed.
+	Xml string `json:"xml"`
+	// The main case's input parameters.
 	InputParameters []DefinitionDefinitionInputParametersInputParameter `json:"inputParameters"`
 }
 
@@ -1344,7 +1505,9 @@ func (v *DefinitionDefinition) GetInputParameters() []DefinitionDefinitionInputP
 //
 // A case input parameter and the case file item it binds to.
 type DefinitionDefinitionInputParametersInputParameter struct {
-	Name         string  `json:"name"`
+	// The parameter name, as startCase inputs use it.
+	Name string `json:"name"`
+	// The case file item it fills; null when unbound.
 	CaseFileItem *string `json:"caseFileItem"`
 }
 
@@ -1373,8 +1536,10 @@ type DefinitionsDefinitionsDefinition struct {
 	// The file name, with .xml.
 	Name string `json:"name"`
 	// Deployment number of this name in the tenant: 1, 2, …
-	Version       int    `json:"version"`
-	CaseName      string `json:"caseName"`
+	Version int `json:"version"`
+	// The name of its main case.
+	CaseName string `json:"caseName"`
+	// The main case's documentation; may be empty.
 	Documentation string `json:"documentation"`
 }
 
@@ -1417,7 +1582,7 @@ func (v *DelegateTaskDelegateTask) GetId() string { return v.TaskFields.Id }
 func (v *DelegateTaskDelegateTask) GetName() string { return v.TaskFields.Name }
 
 // GetState returns DelegateTaskDelegateTask.State, and is useful for accessing the field via an interface.
-func (v *DelegateTaskDelegateTask) GetState() string { return v.TaskFields.State }
+func (v *DelegateTaskDelegateTask) GetState() TaskState { return v.TaskFields.State }
 
 // GetAssignee returns DelegateTaskDelegateTask.Assignee, and is useful for accessing the field via an interface.
 func (v *DelegateTaskDelegateTask) GetAssignee() *string { return v.TaskFields.Assignee }
@@ -1491,7 +1656,7 @@ type __premarshalDelegateTaskDelegateTask struct {
 
 	Name string `json:"name"`
 
-	State string `json:"state"`
+	State TaskState `json:"state"`
 
 	Assignee *string `json:"assignee"`
 
@@ -1567,6 +1732,7 @@ func (v *DelegateTaskResponse) GetDelegateTask() DelegateTaskDelegateTask { retu
 //
 // A case instance. Everything in it is visible to its team only.
 type DeleteCaseFileItemDeleteCaseFileItemCase struct {
+	// The case instance id.
 	Id string `json:"id"`
 	// The case file: a JSON object keyed by top-level case file item names.
 	CaseFile json.RawMessage `json:"caseFile"`
@@ -1599,7 +1765,8 @@ type DeployDefinitionDeployDefinition struct {
 	// Deployment number of this name in the tenant: 1, 2, …
 	Version int `json:"version"`
 	// Hex SHA-256 of the document; cases record the hash they run on.
-	Hash     string `json:"hash"`
+	Hash string `json:"hash"`
+	// The name of its main case.
 	CaseName string `json:"caseName"`
 }
 
@@ -1647,7 +1814,11 @@ type DisabledAccountsResponse struct {
 func (v *DisabledAccountsResponse) GetTenant() *DisabledAccountsTenant { return v.Tenant }
 
 // DisabledAccountsTenant includes the requested fields of the GraphQL type Tenant.
+// The GraphQL type's documentation follows.
+//
+// A tenant: a group of users with roles, owning definitions and cases.
 type DisabledAccountsTenant struct {
+	// Disabled accounts. Tenant owners only.
 	DisabledAccounts []DisabledAccountsTenantDisabledAccountsTenantUser `json:"disabledAccounts"`
 }
 
@@ -1657,9 +1828,14 @@ func (v *DisabledAccountsTenant) GetDisabledAccounts() []DisabledAccountsTenantD
 }
 
 // DisabledAccountsTenantDisabledAccountsTenantUser includes the requested fields of the GraphQL type TenantUser.
+// The GraphQL type's documentation follows.
+//
+// A user's account in one tenant.
 type DisabledAccountsTenantDisabledAccountsTenantUser struct {
-	UserId  string `json:"userId"`
-	Enabled bool   `json:"enabled"`
+	// The user id, as tokens name it.
+	UserId string `json:"userId"`
+	// False for a disabled account.
+	Enabled bool `json:"enabled"`
 }
 
 // GetUserId returns DisabledAccountsTenantDisabledAccountsTenantUser.UserId, and is useful for accessing the field via an interface.
@@ -1678,9 +1854,14 @@ type EnableTenantResponse struct {
 func (v *EnableTenantResponse) GetEnableTenant() bool { return v.EnableTenant }
 
 // MakePlanItemTransitionMakePlanItemTransitionTransitionResult includes the requested fields of the GraphQL type TransitionResult.
+// The GraphQL type's documentation follows.
+//
+// The outcome of a transition.
 type MakePlanItemTransitionMakePlanItemTransitionTransitionResult struct {
-	Changed bool                                                             `json:"changed"`
-	Case    MakePlanItemTransitionMakePlanItemTransitionTransitionResultCase `json:"case"`
+	// False when the transition had no effect (the REST door answers 304).
+	Changed bool `json:"changed"`
+	// The case after the transition.
+	Case MakePlanItemTransitionMakePlanItemTransitionTransitionResultCase `json:"case"`
 }
 
 // GetChanged returns MakePlanItemTransitionMakePlanItemTransitionTransitionResult.Changed, and is useful for accessing the field via an interface.
@@ -1698,9 +1879,10 @@ func (v *MakePlanItemTransitionMakePlanItemTransitionTransitionResult) GetCase()
 //
 // A case instance. Everything in it is visible to its team only.
 type MakePlanItemTransitionMakePlanItemTransitionTransitionResultCase struct {
+	// The case instance id.
 	Id string `json:"id"`
-	// The case plan's state: Active, Suspended, Completed, Terminated, Failed, Closed.
-	State string `json:"state"`
+	// The case plan's state.
+	State CaseState `json:"state"`
 	// Plan items in creation order; the first is the case plan.
 	PlanItems []MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem `json:"planItems"`
 }
@@ -1711,7 +1893,7 @@ func (v *MakePlanItemTransitionMakePlanItemTransitionTransitionResultCase) GetId
 }
 
 // GetState returns MakePlanItemTransitionMakePlanItemTransitionTransitionResultCase.State, and is useful for accessing the field via an interface.
-func (v *MakePlanItemTransitionMakePlanItemTransitionTransitionResultCase) GetState() string {
+func (v *MakePlanItemTransitionMakePlanItemTransitionTransitionResultCase) GetState() CaseState {
 	return v.State
 }
 
@@ -1721,6 +1903,9 @@ func (v *MakePlanItemTransitionMakePlanItemTransitionTransitionResultCase) GetPl
 }
 
 // MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem includes the requested fields of the GraphQL type PlanItem.
+// The GraphQL type's documentation follows.
+//
+// A plan item: the case plan, a stage, a task, a milestone or an event listener, in one repetition.
 type MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem struct {
 	PlanItemFields `json:"-"`
 }
@@ -1736,12 +1921,12 @@ func (v *MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanIte
 }
 
 // GetType returns MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem.Type, and is useful for accessing the field via an interface.
-func (v *MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem) GetType() string {
+func (v *MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem) GetType() PlanItemType {
 	return v.PlanItemFields.Type
 }
 
 // GetState returns MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem.State, and is useful for accessing the field via an interface.
-func (v *MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem) GetState() string {
+func (v *MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem) GetState() PlanItemState {
 	return v.PlanItemFields.State
 }
 
@@ -1751,7 +1936,7 @@ func (v *MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanIte
 }
 
 // GetTransition returns MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem.Transition, and is useful for accessing the field via an interface.
-func (v *MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem) GetTransition() string {
+func (v *MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanItemsPlanItem) GetTransition() Transition {
 	return v.PlanItemFields.Transition
 }
 
@@ -1800,13 +1985,13 @@ type __premarshalMakePlanItemTransitionMakePlanItemTransitionTransitionResultCas
 
 	Name string `json:"name"`
 
-	Type string `json:"type"`
+	Type PlanItemType `json:"type"`
 
-	State string `json:"state"`
+	State PlanItemState `json:"state"`
 
 	Index int `json:"index"`
 
-	Transition string `json:"transition"`
+	Transition Transition `json:"transition"`
 
 	IsRequired bool `json:"isRequired"`
 
@@ -1840,9 +2025,8 @@ func (v *MakePlanItemTransitionMakePlanItemTransitionTransitionResultCasePlanIte
 
 // MakePlanItemTransitionResponse is returned by MakePlanItemTransition on success.
 type MakePlanItemTransitionResponse struct {
-	// Apply a transition (complete, suspend, manualStart, occur, …; any case) to
-	// the plan items with this id or name. The returned case shows the result;
-	// changed is false when nothing changed.
+	// Apply a transition to the plan items with this id or name. The returned
+	// case shows the result; changed is false when nothing changed.
 	MakePlanItemTransition MakePlanItemTransitionMakePlanItemTransitionTransitionResult `json:"makePlanItemTransition"`
 }
 
@@ -1856,8 +2040,10 @@ func (v *MakePlanItemTransitionResponse) GetMakePlanItemTransition() MakePlanIte
 //
 // The caller as the platform knows it.
 type MeMe struct {
-	UserId          string `json:"userId"`
-	IsPlatformOwner bool   `json:"isPlatformOwner"`
+	// The user id from the token (its sub claim, or the configured claim).
+	UserId string `json:"userId"`
+	// Whether the caller may create, disable and enable tenants.
+	IsPlatformOwner bool `json:"isPlatformOwner"`
 	// The caller's accounts in each tenant it is registered in.
 	Tenants []MeMeTenantsTenantUser `json:"tenants"`
 }
@@ -1872,14 +2058,24 @@ func (v *MeMe) GetIsPlatformOwner() bool { return v.IsPlatformOwner }
 func (v *MeMe) GetTenants() []MeMeTenantsTenantUser { return v.Tenants }
 
 // MeMeTenantsTenantUser includes the requested fields of the GraphQL type TenantUser.
+// The GraphQL type's documentation follows.
+//
+// A user's account in one tenant.
 type MeMeTenantsTenantUser struct {
-	Tenant  string   `json:"tenant"`
-	UserId  string   `json:"userId"`
-	Roles   []string `json:"roles"`
-	IsOwner bool     `json:"isOwner"`
-	Enabled bool     `json:"enabled"`
-	Name    string   `json:"name"`
-	Email   string   `json:"email"`
+	// The tenant of this account.
+	Tenant string `json:"tenant"`
+	// The user id, as tokens name it.
+	UserId string `json:"userId"`
+	// Tenant roles; case teams may name them as members and tasks as performers.
+	Roles []string `json:"roles"`
+	// Whether the user manages the tenant's users and definitions.
+	IsOwner bool `json:"isOwner"`
+	// False for a disabled account.
+	Enabled bool `json:"enabled"`
+	// Display name; may be empty.
+	Name string `json:"name"`
+	// E-mail address; may be empty.
+	Email string `json:"email"`
 }
 
 // GetTenant returns MeMeTenantsTenantUser.Tenant, and is useful for accessing the field via an interface.
@@ -1912,10 +2108,13 @@ type MeResponse struct {
 // GetMe returns MeResponse.Me, and is useful for accessing the field via an interface.
 func (v *MeResponse) GetMe() MeMe { return v.Me }
 
+// What a team member is.
 type MemberType string
 
 const (
+	// A user, by user id.
 	MemberTypeUser MemberType = "USER"
+	// A tenant role: every user holding it in the case's tenant.
 	MemberTypeRole MemberType = "ROLE"
 )
 
@@ -1925,7 +2124,11 @@ var AllMemberType = []MemberType{
 }
 
 // NestedCasesCasesCaseConnection includes the requested fields of the GraphQL type CaseConnection.
+// The GraphQL type's documentation follows.
+//
+// A page of cases (Relay connection).
 type NestedCasesCasesCaseConnection struct {
+	// The cases of this page.
 	Edges []NestedCasesCasesCaseConnectionEdgesCaseEdge `json:"edges"`
 }
 
@@ -1935,7 +2138,11 @@ func (v *NestedCasesCasesCaseConnection) GetEdges() []NestedCasesCasesCaseConnec
 }
 
 // NestedCasesCasesCaseConnectionEdgesCaseEdge includes the requested fields of the GraphQL type CaseEdge.
+// The GraphQL type's documentation follows.
+//
+// A case with its place in the list.
 type NestedCasesCasesCaseConnectionEdgesCaseEdge struct {
+	// The case.
 	Node NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase `json:"node"`
 }
 
@@ -1949,9 +2156,10 @@ func (v *NestedCasesCasesCaseConnectionEdgesCaseEdge) GetNode() NestedCasesCases
 //
 // A case instance. Everything in it is visible to its team only.
 type NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase struct {
+	// The case instance id.
 	Id string `json:"id"`
-	// The case plan's state: Active, Suspended, Completed, Terminated, Failed, Closed.
-	State string `json:"state"`
+	// The case plan's state.
+	State CaseState `json:"state"`
 	// The case file: a JSON object keyed by top-level case file item names.
 	CaseFile json.RawMessage `json:"caseFile"`
 	// Who may see the case and act in it.
@@ -1970,7 +2178,7 @@ type NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase struct {
 func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetId() string { return v.Id }
 
 // GetState returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase.State, and is useful for accessing the field via an interface.
-func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetState() string { return v.State }
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetState() CaseState { return v.State }
 
 // GetCaseFile returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase.CaseFile, and is useful for accessing the field via an interface.
 func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetCaseFile() json.RawMessage {
@@ -2007,6 +2215,7 @@ func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetHistory() []Nes
 //
 // A discretionary item the caller may plan now.
 type NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseDiscretionaryItemsDiscretionaryItem struct {
+	// Its name in the definition.
 	Name string `json:"name"`
 	// The stage or human task it would be planned under.
 	Parent NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseDiscretionaryItemsDiscretionaryItemParentPlanItem `json:"parent"`
@@ -2023,7 +2232,11 @@ func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseDiscretionaryItemsDi
 }
 
 // NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseDiscretionaryItemsDiscretionaryItemParentPlanItem includes the requested fields of the GraphQL type PlanItem.
+// The GraphQL type's documentation follows.
+//
+// A plan item: the case plan, a stage, a task, a milestone or an event listener, in one repetition.
 type NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseDiscretionaryItemsDiscretionaryItemParentPlanItem struct {
+	// The plan item id, unique across cases.
 	Id string `json:"id"`
 }
 
@@ -2033,9 +2246,14 @@ func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseDiscretionaryItemsDi
 }
 
 // NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseHistoryCaseEvent includes the requested fields of the GraphQL type CaseEvent.
+// The GraphQL type's documentation follows.
+//
+// One event of a case, as it was stored.
 type NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseHistoryCaseEvent struct {
-	SequenceNr int    `json:"sequenceNr"`
-	Type       string `json:"type"`
+	// Its number in the case, from 1.
+	SequenceNr int `json:"sequenceNr"`
+	// The event type, e.g. PlanItemTransitioned.
+	Type string `json:"type"`
 }
 
 // GetSequenceNr returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseHistoryCaseEvent.SequenceNr, and is useful for accessing the field via an interface.
@@ -2049,14 +2267,22 @@ func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseHistoryCaseEvent) Ge
 }
 
 // NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem includes the requested fields of the GraphQL type PlanItem.
+// The GraphQL type's documentation follows.
+//
+// A plan item: the case plan, a stage, a task, a milestone or an event listener, in one repetition.
 type NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem struct {
-	Id            string  `json:"id"`
-	Name          string  `json:"name"`
-	State         string  `json:"state"`
+	// The plan item id, unique across cases.
+	Id string `json:"id"`
+	// Its name in the definition.
+	Name string `json:"name"`
+	// Its CMMN state.
+	State PlanItemState `json:"state"`
+	// Its documentation in the definition; null when it has none.
 	Documentation *string `json:"documentation"`
 	// The stage the item is in; null for the case plan.
 	Stage *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemStagePlanItem `json:"stage"`
-	Case  NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemCase           `json:"case"`
+	// The case it belongs to.
+	Case NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemCase `json:"case"`
 }
 
 // GetId returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem.Id, and is useful for accessing the field via an interface.
@@ -2070,7 +2296,7 @@ func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem) G
 }
 
 // GetState returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem.State, and is useful for accessing the field via an interface.
-func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem) GetState() string {
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem) GetState() PlanItemState {
 	return v.State
 }
 
@@ -2094,6 +2320,7 @@ func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem) G
 //
 // A case instance. Everything in it is visible to its team only.
 type NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemCase struct {
+	// The case instance id.
 	Id string `json:"id"`
 }
 
@@ -2103,8 +2330,13 @@ func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemCas
 }
 
 // NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemStagePlanItem includes the requested fields of the GraphQL type PlanItem.
+// The GraphQL type's documentation follows.
+//
+// A plan item: the case plan, a stage, a task, a milestone or an event listener, in one repetition.
 type NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemStagePlanItem struct {
-	Id   string `json:"id"`
+	// The plan item id, unique across cases.
+	Id string `json:"id"`
+	// Its name in the definition.
 	Name string `json:"name"`
 }
 
@@ -2123,14 +2355,18 @@ func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemSta
 //
 // A human task: its workflow state apart from its plan item's CMMN state.
 type NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask struct {
-	Id   string `json:"id"`
+	// The task id, the same as its plan item's.
+	Id string `json:"id"`
+	// The task's name.
 	Name string `json:"name"`
-	// Unassigned, Assigned, Delegated, Suspended, Completed or Terminated.
-	State string `json:"state"`
+	// Its workflow state.
+	State TaskState `json:"state"`
 	// Whether the caller holds the task's role or is its assignee.
-	MayPerform bool                                                                 `json:"mayPerform"`
-	Case       NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTaskCase     `json:"case"`
-	PlanItem   NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTaskPlanItem `json:"planItem"`
+	MayPerform bool `json:"mayPerform"`
+	// Its case.
+	Case NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTaskCase `json:"case"`
+	// Its plan item.
+	PlanItem NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTaskPlanItem `json:"planItem"`
 }
 
 // GetId returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask.Id, and is useful for accessing the field via an interface.
@@ -2142,7 +2378,7 @@ func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask) GetName()
 }
 
 // GetState returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask.State, and is useful for accessing the field via an interface.
-func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask) GetState() string {
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask) GetState() TaskState {
 	return v.State
 }
 
@@ -2166,9 +2402,10 @@ func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask) GetPlanIt
 //
 // A case instance. Everything in it is visible to its team only.
 type NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTaskCase struct {
+	// The case instance id.
 	Id string `json:"id"`
-	// The case plan's state: Active, Suspended, Completed, Terminated, Failed, Closed.
-	State string `json:"state"`
+	// The case plan's state.
+	State CaseState `json:"state"`
 }
 
 // GetId returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTaskCase.Id, and is useful for accessing the field via an interface.
@@ -2177,12 +2414,16 @@ func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTaskCase) GetId
 }
 
 // GetState returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTaskCase.State, and is useful for accessing the field via an interface.
-func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTaskCase) GetState() string {
+func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTaskCase) GetState() CaseState {
 	return v.State
 }
 
 // NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTaskPlanItem includes the requested fields of the GraphQL type PlanItem.
+// The GraphQL type's documentation follows.
+//
+// A plan item: the case plan, a stage, a task, a milestone or an event listener, in one repetition.
 type NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTaskPlanItem struct {
+	// The plan item id, unique across cases.
 	Id string `json:"id"`
 }
 
@@ -2196,8 +2437,10 @@ func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTaskPlanItem) G
 //
 // A case team: its memberships, the definition's roles and the roles nobody holds.
 type NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeam struct {
-	Members         []NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMember `json:"members"`
-	UnassignedRoles []string                                                               `json:"unassignedRoles"`
+	// Users and tenant roles in the team.
+	Members []NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMember `json:"members"`
+	// Declared roles no member holds.
+	UnassignedRoles []string `json:"unassignedRoles"`
 }
 
 // GetMembers returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeam.Members, and is useful for accessing the field via an interface.
@@ -2215,8 +2458,10 @@ func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeam) GetUnassignedR
 //
 // A membership of a case team: a tenant user, or a tenant role (every user holding it in the case's tenant).
 type NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMember struct {
+	// A user id, or a tenant role name.
 	MemberId string `json:"memberId"`
-	IsOwner  bool   `json:"isOwner"`
+	// Whether the member manages the team.
+	IsOwner bool `json:"isOwner"`
 	// For a user registered in the case's tenant: that account.
 	User *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMemberUserTenantUser `json:"user"`
 }
@@ -2237,9 +2482,14 @@ func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMember) G
 }
 
 // NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMemberUserTenantUser includes the requested fields of the GraphQL type TenantUser.
+// The GraphQL type's documentation follows.
+//
+// A user's account in one tenant.
 type NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMemberUserTenantUser struct {
-	UserId string   `json:"userId"`
-	Roles  []string `json:"roles"`
+	// The user id, as tokens name it.
+	UserId string `json:"userId"`
+	// Tenant roles; case teams may name them as members and tasks as performers.
+	Roles []string `json:"roles"`
 }
 
 // GetUserId returns NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMemberUserTenantUser.UserId, and is useful for accessing the field via an interface.
@@ -2262,12 +2512,19 @@ type NestedCasesResponse struct {
 func (v *NestedCasesResponse) GetCases() NestedCasesCasesCaseConnection { return v.Cases }
 
 // PlanDiscretionaryItemPlanDiscretionaryItemPlanItem includes the requested fields of the GraphQL type PlanItem.
+// The GraphQL type's documentation follows.
+//
+// A plan item: the case plan, a stage, a task, a milestone or an event listener, in one repetition.
 type PlanDiscretionaryItemPlanDiscretionaryItemPlanItem struct {
-	Id    string `json:"id"`
-	Name  string `json:"name"`
-	State string `json:"state"`
-	// CasePlan, Stage, HumanTask, CaseTask, ProcessTask, Milestone, UserEvent or TimerEvent.
-	Type string                                                 `json:"type"`
+	// The plan item id, unique across cases.
+	Id string `json:"id"`
+	// Its name in the definition.
+	Name string `json:"name"`
+	// Its CMMN state.
+	State PlanItemState `json:"state"`
+	// What kind of plan item it is.
+	Type PlanItemType `json:"type"`
+	// The case it belongs to.
 	Case PlanDiscretionaryItemPlanDiscretionaryItemPlanItemCase `json:"case"`
 }
 
@@ -2278,10 +2535,10 @@ func (v *PlanDiscretionaryItemPlanDiscretionaryItemPlanItem) GetId() string { re
 func (v *PlanDiscretionaryItemPlanDiscretionaryItemPlanItem) GetName() string { return v.Name }
 
 // GetState returns PlanDiscretionaryItemPlanDiscretionaryItemPlanItem.State, and is useful for accessing the field via an interface.
-func (v *PlanDiscretionaryItemPlanDiscretionaryItemPlanItem) GetState() string { return v.State }
+func (v *PlanDiscretionaryItemPlanDiscretionaryItemPlanItem) GetState() PlanItemState { return v.State }
 
 // GetType returns PlanDiscretionaryItemPlanDiscretionaryItemPlanItem.Type, and is useful for accessing the field via an interface.
-func (v *PlanDiscretionaryItemPlanDiscretionaryItemPlanItem) GetType() string { return v.Type }
+func (v *PlanDiscretionaryItemPlanDiscretionaryItemPlanItem) GetType() PlanItemType { return v.Type }
 
 // GetCase returns PlanDiscretionaryItemPlanDiscretionaryItemPlanItem.Case, and is useful for accessing the field via an interface.
 func (v *PlanDiscretionaryItemPlanDiscretionaryItemPlanItem) GetCase() PlanDiscretionaryItemPlanDiscretionaryItemPlanItemCase {
@@ -2293,6 +2550,7 @@ func (v *PlanDiscretionaryItemPlanDiscretionaryItemPlanItem) GetCase() PlanDiscr
 //
 // A case instance. Everything in it is visible to its team only.
 type PlanDiscretionaryItemPlanDiscretionaryItemPlanItemCase struct {
+	// The case instance id.
 	Id string `json:"id"`
 	// Plan items in creation order; the first is the case plan.
 	PlanItems []PlanDiscretionaryItemPlanDiscretionaryItemPlanItemCasePlanItemsPlanItem `json:"planItems"`
@@ -2307,10 +2565,16 @@ func (v *PlanDiscretionaryItemPlanDiscretionaryItemPlanItemCase) GetPlanItems() 
 }
 
 // PlanDiscretionaryItemPlanDiscretionaryItemPlanItemCasePlanItemsPlanItem includes the requested fields of the GraphQL type PlanItem.
+// The GraphQL type's documentation follows.
+//
+// A plan item: the case plan, a stage, a task, a milestone or an event listener, in one repetition.
 type PlanDiscretionaryItemPlanDiscretionaryItemPlanItemCasePlanItemsPlanItem struct {
-	Id    string `json:"id"`
-	Name  string `json:"name"`
-	State string `json:"state"`
+	// The plan item id, unique across cases.
+	Id string `json:"id"`
+	// Its name in the definition.
+	Name string `json:"name"`
+	// Its CMMN state.
+	State PlanItemState `json:"state"`
 }
 
 // GetId returns PlanDiscretionaryItemPlanDiscretionaryItemPlanItemCasePlanItemsPlanItem.Id, and is useful for accessing the field via an interface.
@@ -2324,7 +2588,7 @@ func (v *PlanDiscretionaryItemPlanDiscretionaryItemPlanItemCasePlanItemsPlanItem
 }
 
 // GetState returns PlanDiscretionaryItemPlanDiscretionaryItemPlanItemCasePlanItemsPlanItem.State, and is useful for accessing the field via an interface.
-func (v *PlanDiscretionaryItemPlanDiscretionaryItemPlanItemCasePlanItemsPlanItem) GetState() string {
+func (v *PlanDiscretionaryItemPlanDiscretionaryItemPlanItemCasePlanItemsPlanItem) GetState() PlanItemState {
 	return v.State
 }
 
@@ -2340,18 +2604,26 @@ func (v *PlanDiscretionaryItemResponse) GetPlanDiscretionaryItem() PlanDiscretio
 }
 
 // PlanItemFields includes the GraphQL fields of PlanItem requested by the fragment PlanItemFields.
+// The GraphQL type's documentation follows.
+//
+// A plan item: the case plan, a stage, a task, a milestone or an event listener, in one repetition.
 type PlanItemFields struct {
-	Id   string `json:"id"`
+	// The plan item id, unique across cases.
+	Id string `json:"id"`
+	// Its name in the definition.
 	Name string `json:"name"`
-	// CasePlan, Stage, HumanTask, CaseTask, ProcessTask, Milestone, UserEvent or TimerEvent.
-	Type  string `json:"type"`
-	State string `json:"state"`
+	// What kind of plan item it is.
+	Type PlanItemType `json:"type"`
+	// Its CMMN state.
+	State PlanItemState `json:"state"`
 	// Repetition index, from 0.
 	Index int `json:"index"`
-	// The last transition, e.g. Create, Start, Complete.
-	Transition  string `json:"transition"`
-	IsRequired  bool   `json:"isRequired"`
-	IsRepeating bool   `json:"isRepeating"`
+	// The last transition, e.g. CREATE, START, COMPLETE.
+	Transition Transition `json:"transition"`
+	// Whether its stage waits for it to complete.
+	IsRequired bool `json:"isRequired"`
+	// Whether it repeats when it completes or terminates.
+	IsRepeating bool `json:"isRepeating"`
 	// The stage the item is in; null for the case plan.
 	Stage *PlanItemFieldsStagePlanItem `json:"stage"`
 }
@@ -2363,16 +2635,16 @@ func (v *PlanItemFields) GetId() string { return v.Id }
 func (v *PlanItemFields) GetName() string { return v.Name }
 
 // GetType returns PlanItemFields.Type, and is useful for accessing the field via an interface.
-func (v *PlanItemFields) GetType() string { return v.Type }
+func (v *PlanItemFields) GetType() PlanItemType { return v.Type }
 
 // GetState returns PlanItemFields.State, and is useful for accessing the field via an interface.
-func (v *PlanItemFields) GetState() string { return v.State }
+func (v *PlanItemFields) GetState() PlanItemState { return v.State }
 
 // GetIndex returns PlanItemFields.Index, and is useful for accessing the field via an interface.
 func (v *PlanItemFields) GetIndex() int { return v.Index }
 
 // GetTransition returns PlanItemFields.Transition, and is useful for accessing the field via an interface.
-func (v *PlanItemFields) GetTransition() string { return v.Transition }
+func (v *PlanItemFields) GetTransition() Transition { return v.Transition }
 
 // GetIsRequired returns PlanItemFields.IsRequired, and is useful for accessing the field via an interface.
 func (v *PlanItemFields) GetIsRequired() bool { return v.IsRequired }
@@ -2384,8 +2656,13 @@ func (v *PlanItemFields) GetIsRepeating() bool { return v.IsRepeating }
 func (v *PlanItemFields) GetStage() *PlanItemFieldsStagePlanItem { return v.Stage }
 
 // PlanItemFieldsStagePlanItem includes the requested fields of the GraphQL type PlanItem.
+// The GraphQL type's documentation follows.
+//
+// A plan item: the case plan, a stage, a task, a milestone or an event listener, in one repetition.
 type PlanItemFieldsStagePlanItem struct {
-	Id   string `json:"id"`
+	// The plan item id, unique across cases.
+	Id string `json:"id"`
+	// Its name in the definition.
 	Name string `json:"name"`
 }
 
@@ -2396,11 +2673,15 @@ func (v *PlanItemFieldsStagePlanItem) GetId() string { return v.Id }
 func (v *PlanItemFieldsStagePlanItem) GetName() string { return v.Name }
 
 // PlanItemPlanItem includes the requested fields of the GraphQL type PlanItem.
+// The GraphQL type's documentation follows.
+//
+// A plan item: the case plan, a stage, a task, a milestone or an event listener, in one repetition.
 type PlanItemPlanItem struct {
 	PlanItemFields `json:"-"`
 	// The items of a stage or the case plan.
 	Children []PlanItemPlanItemChildrenPlanItem `json:"children"`
-	Case     PlanItemPlanItemCase               `json:"case"`
+	// The case it belongs to.
+	Case PlanItemPlanItemCase `json:"case"`
 }
 
 // GetChildren returns PlanItemPlanItem.Children, and is useful for accessing the field via an interface.
@@ -2416,16 +2697,16 @@ func (v *PlanItemPlanItem) GetId() string { return v.PlanItemFields.Id }
 func (v *PlanItemPlanItem) GetName() string { return v.PlanItemFields.Name }
 
 // GetType returns PlanItemPlanItem.Type, and is useful for accessing the field via an interface.
-func (v *PlanItemPlanItem) GetType() string { return v.PlanItemFields.Type }
+func (v *PlanItemPlanItem) GetType() PlanItemType { return v.PlanItemFields.Type }
 
 // GetState returns PlanItemPlanItem.State, and is useful for accessing the field via an interface.
-func (v *PlanItemPlanItem) GetState() string { return v.PlanItemFields.State }
+func (v *PlanItemPlanItem) GetState() PlanItemState { return v.PlanItemFields.State }
 
 // GetIndex returns PlanItemPlanItem.Index, and is useful for accessing the field via an interface.
 func (v *PlanItemPlanItem) GetIndex() int { return v.PlanItemFields.Index }
 
 // GetTransition returns PlanItemPlanItem.Transition, and is useful for accessing the field via an interface.
-func (v *PlanItemPlanItem) GetTransition() string { return v.PlanItemFields.Transition }
+func (v *PlanItemPlanItem) GetTransition() Transition { return v.PlanItemFields.Transition }
 
 // GetIsRequired returns PlanItemPlanItem.IsRequired, and is useful for accessing the field via an interface.
 func (v *PlanItemPlanItem) GetIsRequired() bool { return v.PlanItemFields.IsRequired }
@@ -2470,13 +2751,13 @@ type __premarshalPlanItemPlanItem struct {
 
 	Name string `json:"name"`
 
-	Type string `json:"type"`
+	Type PlanItemType `json:"type"`
 
-	State string `json:"state"`
+	State PlanItemState `json:"state"`
 
 	Index int `json:"index"`
 
-	Transition string `json:"transition"`
+	Transition Transition `json:"transition"`
 
 	IsRequired bool `json:"isRequired"`
 
@@ -2515,20 +2796,26 @@ func (v *PlanItemPlanItem) __premarshalJSON() (*__premarshalPlanItemPlanItem, er
 //
 // A case instance. Everything in it is visible to its team only.
 type PlanItemPlanItemCase struct {
+	// The case instance id.
 	Id string `json:"id"`
-	// The case plan's state: Active, Suspended, Completed, Terminated, Failed, Closed.
-	State string `json:"state"`
+	// The case plan's state.
+	State CaseState `json:"state"`
 }
 
 // GetId returns PlanItemPlanItemCase.Id, and is useful for accessing the field via an interface.
 func (v *PlanItemPlanItemCase) GetId() string { return v.Id }
 
 // GetState returns PlanItemPlanItemCase.State, and is useful for accessing the field via an interface.
-func (v *PlanItemPlanItemCase) GetState() string { return v.State }
+func (v *PlanItemPlanItemCase) GetState() CaseState { return v.State }
 
 // PlanItemPlanItemChildrenPlanItem includes the requested fields of the GraphQL type PlanItem.
+// The GraphQL type's documentation follows.
+//
+// A plan item: the case plan, a stage, a task, a milestone or an event listener, in one repetition.
 type PlanItemPlanItemChildrenPlanItem struct {
-	Id   string `json:"id"`
+	// The plan item id, unique across cases.
+	Id string `json:"id"`
+	// Its name in the definition.
 	Name string `json:"name"`
 }
 
@@ -2547,10 +2834,84 @@ type PlanItemResponse struct {
 // GetPlanItem returns PlanItemResponse.PlanItem, and is useful for accessing the field via an interface.
 func (v *PlanItemResponse) GetPlanItem() PlanItemPlanItem { return v.PlanItem }
 
+// The CMMN state of a plan item.
+type PlanItemState string
+
+const (
+	// Waiting for its entry criteria.
+	PlanItemStateAvailable PlanItemState = "AVAILABLE"
+	// Ready to be started by hand (manual activation).
+	PlanItemStateEnabled PlanItemState = "ENABLED"
+	// Switched off by hand; reenable brings it back.
+	PlanItemStateDisabled PlanItemState = "DISABLED"
+	// Running.
+	PlanItemStateActive PlanItemState = "ACTIVE"
+	// Halted; resume continues it.
+	PlanItemStateSuspended PlanItemState = "SUSPENDED"
+	// Done.
+	PlanItemStateCompleted PlanItemState = "COMPLETED"
+	// Stopped before it was done.
+	PlanItemStateTerminated PlanItemState = "TERMINATED"
+	// Its work failed.
+	PlanItemStateFailed PlanItemState = "FAILED"
+	// Closed; nothing more can happen.
+	PlanItemStateClosed PlanItemState = "CLOSED"
+)
+
+var AllPlanItemState = []PlanItemState{
+	PlanItemStateAvailable,
+	PlanItemStateEnabled,
+	PlanItemStateDisabled,
+	PlanItemStateActive,
+	PlanItemStateSuspended,
+	PlanItemStateCompleted,
+	PlanItemStateTerminated,
+	PlanItemStateFailed,
+	PlanItemStateClosed,
+}
+
+// The kind of a plan item.
+type PlanItemType string
+
+const (
+	// The case plan model, the root of every case.
+	PlanItemTypeCasePlan PlanItemType = "CASE_PLAN"
+	// A stage that holds other plan items.
+	PlanItemTypeStage PlanItemType = "STAGE"
+	// Work for a person.
+	PlanItemTypeHumanTask PlanItemType = "HUMAN_TASK"
+	// A sub case.
+	PlanItemTypeCaseTask PlanItemType = "CASE_TASK"
+	// A call of a process (HTTP or mail).
+	PlanItemTypeProcessTask PlanItemType = "PROCESS_TASK"
+	// A point reached.
+	PlanItemTypeMilestone PlanItemType = "MILESTONE"
+	// An event a user raises (OCCUR).
+	PlanItemTypeUserEvent PlanItemType = "USER_EVENT"
+	// An event raised by time.
+	PlanItemTypeTimerEvent PlanItemType = "TIMER_EVENT"
+)
+
+var AllPlanItemType = []PlanItemType{
+	PlanItemTypeCasePlan,
+	PlanItemTypeStage,
+	PlanItemTypeHumanTask,
+	PlanItemTypeCaseTask,
+	PlanItemTypeProcessTask,
+	PlanItemTypeMilestone,
+	PlanItemTypeUserEvent,
+	PlanItemTypeTimerEvent,
+}
+
 // PlatformInfoPlatform includes the requested fields of the GraphQL type Platform.
+// The GraphQL type's documentation follows.
+//
+// The engine itself.
 type PlatformInfoPlatform struct {
+	// The running build.
 	Version PlatformInfoPlatformVersion `json:"version"`
-	Health  PlatformInfoPlatformHealth  `json:"health"`
+	// Whether the database and the identity provider answer.
+	Health PlatformInfoPlatformHealth `json:"health"`
 }
 
 // GetVersion returns PlatformInfoPlatform.Version, and is useful for accessing the field via an interface.
@@ -2560,9 +2921,15 @@ func (v *PlatformInfoPlatform) GetVersion() PlatformInfoPlatformVersion { return
 func (v *PlatformInfoPlatform) GetHealth() PlatformInfoPlatformHealth { return v.Health }
 
 // PlatformInfoPlatformHealth includes the requested fields of the GraphQL type Health.
+// The GraphQL type's documentation follows.
+//
+// The health report, one measure point per dependency.
 type PlatformInfoPlatformHealth struct {
-	Ok            bool                                                  `json:"ok"`
-	Description   string                                                `json:"description"`
+	// True when every measure point is healthy.
+	Ok bool `json:"ok"`
+	// One sentence on the whole.
+	Description string `json:"description"`
+	// The database and the identity provider.
 	MeasurePoints []PlatformInfoPlatformHealthMeasurePointsMeasurePoint `json:"measurePoints"`
 }
 
@@ -2578,9 +2945,15 @@ func (v *PlatformInfoPlatformHealth) GetMeasurePoints() []PlatformInfoPlatformHe
 }
 
 // PlatformInfoPlatformHealthMeasurePointsMeasurePoint includes the requested fields of the GraphQL type MeasurePoint.
+// The GraphQL type's documentation follows.
+//
+// The health of one dependency.
 type PlatformInfoPlatformHealthMeasurePointsMeasurePoint struct {
-	Name        string `json:"name"`
-	Ok          bool   `json:"ok"`
+	// database or idp.
+	Name string `json:"name"`
+	// Whether it answers.
+	Ok bool `json:"ok"`
+	// What was seen.
 	Description string `json:"description"`
 }
 
@@ -2596,11 +2969,18 @@ func (v *PlatformInfoPlatformHealthMeasurePointsMeasurePoint) GetDescription() s
 }
 
 // PlatformInfoPlatformVersion includes the requested fields of the GraphQL type Version.
+// The GraphQL type's documentation follows.
+//
+// The running build.
 type PlatformInfoPlatformVersion struct {
-	Name          string `json:"name"`
-	Version       string `json:"version"`
+	// Always casegraph.
+	Name string `json:"name"`
+	// The module version, or dev.
+	Version string `json:"version"`
+	// The VCS revision it was built from; empty when unknown.
 	GitHeadCommit string `json:"gitHeadCommit"`
-	BuiltAt       string `json:"builtAt"`
+	// When it was built (or committed), RFC 3339; empty when unknown.
+	BuiltAt string `json:"builtAt"`
 }
 
 // GetName returns PlatformInfoPlatformVersion.Name, and is useful for accessing the field via an interface.
@@ -2625,9 +3005,14 @@ type PlatformInfoResponse struct {
 func (v *PlatformInfoResponse) GetPlatform() PlatformInfoPlatform { return v.Platform }
 
 // RaiseUserEventRaiseUserEventTransitionResult includes the requested fields of the GraphQL type TransitionResult.
+// The GraphQL type's documentation follows.
+//
+// The outcome of a transition.
 type RaiseUserEventRaiseUserEventTransitionResult struct {
-	Changed bool                                             `json:"changed"`
-	Case    RaiseUserEventRaiseUserEventTransitionResultCase `json:"case"`
+	// False when the transition had no effect (the REST door answers 304).
+	Changed bool `json:"changed"`
+	// The case after the transition.
+	Case RaiseUserEventRaiseUserEventTransitionResultCase `json:"case"`
 }
 
 // GetChanged returns RaiseUserEventRaiseUserEventTransitionResult.Changed, and is useful for accessing the field via an interface.
@@ -2643,20 +3028,21 @@ func (v *RaiseUserEventRaiseUserEventTransitionResult) GetCase() RaiseUserEventR
 //
 // A case instance. Everything in it is visible to its team only.
 type RaiseUserEventRaiseUserEventTransitionResultCase struct {
+	// The case instance id.
 	Id string `json:"id"`
-	// The case plan's state: Active, Suspended, Completed, Terminated, Failed, Closed.
-	State string `json:"state"`
+	// The case plan's state.
+	State CaseState `json:"state"`
 }
 
 // GetId returns RaiseUserEventRaiseUserEventTransitionResultCase.Id, and is useful for accessing the field via an interface.
 func (v *RaiseUserEventRaiseUserEventTransitionResultCase) GetId() string { return v.Id }
 
 // GetState returns RaiseUserEventRaiseUserEventTransitionResultCase.State, and is useful for accessing the field via an interface.
-func (v *RaiseUserEventRaiseUserEventTransitionResultCase) GetState() string { return v.State }
+func (v *RaiseUserEventRaiseUserEventTransitionResultCase) GetState() CaseState { return v.State }
 
 // RaiseUserEventResponse is returned by RaiseUserEvent on success.
 type RaiseUserEventResponse struct {
-	// Raise a user event by id or name (the occur transition).
+	// Raise a user event by id or name (the OCCUR transition).
 	RaiseUserEvent RaiseUserEventRaiseUserEventTransitionResult `json:"raiseUserEvent"`
 }
 
@@ -2670,6 +3056,7 @@ func (v *RaiseUserEventResponse) GetRaiseUserEvent() RaiseUserEventRaiseUserEven
 //
 // A case instance. Everything in it is visible to its team only.
 type RemoveCaseTeamMemberRemoveCaseTeamMemberCase struct {
+	// The case instance id.
 	Id string `json:"id"`
 	// Who may see the case and act in it.
 	Team RemoveCaseTeamMemberRemoveCaseTeamMemberCaseTeam `json:"team"`
@@ -2688,6 +3075,7 @@ func (v *RemoveCaseTeamMemberRemoveCaseTeamMemberCase) GetTeam() RemoveCaseTeamM
 //
 // A case team: its memberships, the definition's roles and the roles nobody holds.
 type RemoveCaseTeamMemberRemoveCaseTeamMemberCaseTeam struct {
+	// Users and tenant roles in the team.
 	Members []RemoveCaseTeamMemberRemoveCaseTeamMemberCaseTeamMembersMember `json:"members"`
 }
 
@@ -2701,6 +3089,7 @@ func (v *RemoveCaseTeamMemberRemoveCaseTeamMemberCaseTeam) GetMembers() []Remove
 //
 // A membership of a case team: a tenant user, or a tenant role (every user holding it in the case's tenant).
 type RemoveCaseTeamMemberRemoveCaseTeamMemberCaseTeamMembersMember struct {
+	// A user id, or a tenant role name.
 	MemberId string `json:"memberId"`
 }
 
@@ -2734,6 +3123,7 @@ func (v *RemoveTenantUserResponse) GetRemoveTenantUser() bool { return v.RemoveT
 //
 // A case instance. Everything in it is visible to its team only.
 type ReplaceCaseFileItemReplaceCaseFileItemCase struct {
+	// The case instance id.
 	Id string `json:"id"`
 	// The case file: a JSON object keyed by top-level case file item names.
 	CaseFile json.RawMessage `json:"caseFile"`
@@ -2757,7 +3147,11 @@ func (v *ReplaceCaseFileItemResponse) GetReplaceCaseFileItem() ReplaceCaseFileIt
 }
 
 // ReplaceTenantUsersReplaceTenantUsersTenant includes the requested fields of the GraphQL type Tenant.
+// The GraphQL type's documentation follows.
+//
+// A tenant: a group of users with roles, owning definitions and cases.
 type ReplaceTenantUsersReplaceTenantUsersTenant struct {
+	// The tenant's name.
 	Name string `json:"name"`
 	// Enabled accounts.
 	Users []ReplaceTenantUsersReplaceTenantUsersTenantUsersTenantUser `json:"users"`
@@ -2772,9 +3166,14 @@ func (v *ReplaceTenantUsersReplaceTenantUsersTenant) GetUsers() []ReplaceTenantU
 }
 
 // ReplaceTenantUsersReplaceTenantUsersTenantUsersTenantUser includes the requested fields of the GraphQL type TenantUser.
+// The GraphQL type's documentation follows.
+//
+// A user's account in one tenant.
 type ReplaceTenantUsersReplaceTenantUsersTenantUsersTenantUser struct {
-	UserId  string `json:"userId"`
-	IsOwner bool   `json:"isOwner"`
+	// The user id, as tokens name it.
+	UserId string `json:"userId"`
+	// Whether the user manages the tenant's users and definitions.
+	IsOwner bool `json:"isOwner"`
 }
 
 // GetUserId returns ReplaceTenantUsersReplaceTenantUsersTenantUsersTenantUser.UserId, and is useful for accessing the field via an interface.
@@ -2822,7 +3221,7 @@ func (v *RevokeTaskRevokeTask) GetId() string { return v.TaskFields.Id }
 func (v *RevokeTaskRevokeTask) GetName() string { return v.TaskFields.Name }
 
 // GetState returns RevokeTaskRevokeTask.State, and is useful for accessing the field via an interface.
-func (v *RevokeTaskRevokeTask) GetState() string { return v.TaskFields.State }
+func (v *RevokeTaskRevokeTask) GetState() TaskState { return v.TaskFields.State }
 
 // GetAssignee returns RevokeTaskRevokeTask.Assignee, and is useful for accessing the field via an interface.
 func (v *RevokeTaskRevokeTask) GetAssignee() *string { return v.TaskFields.Assignee }
@@ -2896,7 +3295,7 @@ type __premarshalRevokeTaskRevokeTask struct {
 
 	Name string `json:"name"`
 
-	State string `json:"state"`
+	State TaskState `json:"state"`
 
 	Assignee *string `json:"assignee"`
 
@@ -2984,7 +3383,7 @@ func (v *SaveTaskOutputSaveTaskOutputTask) GetId() string { return v.TaskFields.
 func (v *SaveTaskOutputSaveTaskOutputTask) GetName() string { return v.TaskFields.Name }
 
 // GetState returns SaveTaskOutputSaveTaskOutputTask.State, and is useful for accessing the field via an interface.
-func (v *SaveTaskOutputSaveTaskOutputTask) GetState() string { return v.TaskFields.State }
+func (v *SaveTaskOutputSaveTaskOutputTask) GetState() TaskState { return v.TaskFields.State }
 
 // GetAssignee returns SaveTaskOutputSaveTaskOutputTask.Assignee, and is useful for accessing the field via an interface.
 func (v *SaveTaskOutputSaveTaskOutputTask) GetAssignee() *string { return v.TaskFields.Assignee }
@@ -3068,7 +3467,7 @@ type __premarshalSaveTaskOutputSaveTaskOutputTask struct {
 
 	Name string `json:"name"`
 
-	State string `json:"state"`
+	State TaskState `json:"state"`
 
 	Assignee *string `json:"assignee"`
 
@@ -3144,6 +3543,7 @@ func (v *SetCaseTeamResponse) GetSetCaseTeam() SetCaseTeamSetCaseTeamCase { retu
 //
 // A case instance. Everything in it is visible to its team only.
 type SetCaseTeamSetCaseTeamCase struct {
+	// The case instance id.
 	Id string `json:"id"`
 	// Who may see the case and act in it.
 	Team SetCaseTeamSetCaseTeamCaseTeam `json:"team"`
@@ -3160,6 +3560,7 @@ func (v *SetCaseTeamSetCaseTeamCase) GetTeam() SetCaseTeamSetCaseTeamCaseTeam { 
 //
 // A case team: its memberships, the definition's roles and the roles nobody holds.
 type SetCaseTeamSetCaseTeamCaseTeam struct {
+	// Users and tenant roles in the team.
 	Members []SetCaseTeamSetCaseTeamCaseTeamMembersMember `json:"members"`
 }
 
@@ -3173,8 +3574,11 @@ func (v *SetCaseTeamSetCaseTeamCaseTeam) GetMembers() []SetCaseTeamSetCaseTeamCa
 //
 // A membership of a case team: a tenant user, or a tenant role (every user holding it in the case's tenant).
 type SetCaseTeamSetCaseTeamCaseTeamMembersMember struct {
-	MemberId  string   `json:"memberId"`
-	IsOwner   bool     `json:"isOwner"`
+	// A user id, or a tenant role name.
+	MemberId string `json:"memberId"`
+	// Whether the member manages the team.
+	IsOwner bool `json:"isOwner"`
+	// The case roles the member holds.
 	CaseRoles []string `json:"caseRoles"`
 }
 
@@ -3197,13 +3601,22 @@ type SetTenantUserResponse struct {
 func (v *SetTenantUserResponse) GetSetTenantUser() SetTenantUserSetTenantUser { return v.SetTenantUser }
 
 // SetTenantUserSetTenantUser includes the requested fields of the GraphQL type TenantUser.
+// The GraphQL type's documentation follows.
+//
+// A user's account in one tenant.
 type SetTenantUserSetTenantUser struct {
-	UserId  string   `json:"userId"`
-	Roles   []string `json:"roles"`
-	IsOwner bool     `json:"isOwner"`
-	Enabled bool     `json:"enabled"`
-	Name    string   `json:"name"`
-	Email   string   `json:"email"`
+	// The user id, as tokens name it.
+	UserId string `json:"userId"`
+	// Tenant roles; case teams may name them as members and tasks as performers.
+	Roles []string `json:"roles"`
+	// Whether the user manages the tenant's users and definitions.
+	IsOwner bool `json:"isOwner"`
+	// False for a disabled account.
+	Enabled bool `json:"enabled"`
+	// Display name; may be empty.
+	Name string `json:"name"`
+	// E-mail address; may be empty.
+	Email string `json:"email"`
 }
 
 // GetUserId returns SetTenantUserSetTenantUser.UserId, and is useful for accessing the field via an interface.
@@ -3224,6 +3637,21 @@ func (v *SetTenantUserSetTenantUser) GetName() string { return v.Name }
 // GetEmail returns SetTenantUserSetTenantUser.Email, and is useful for accessing the field via an interface.
 func (v *SetTenantUserSetTenantUser) GetEmail() string { return v.Email }
 
+// A sort direction.
+type SortOrder string
+
+const (
+	// Smallest first.
+	SortOrderAsc SortOrder = "ASC"
+	// Largest first.
+	SortOrderDesc SortOrder = "DESC"
+)
+
+var AllSortOrder = []SortOrder{
+	SortOrderAsc,
+	SortOrderDesc,
+}
+
 // StartCaseBareResponse is returned by StartCaseBare on success.
 type StartCaseBareResponse struct {
 	// Start a case of a deployed definition. Without a team the caller is its only member and owner.
@@ -3238,11 +3666,12 @@ func (v *StartCaseBareResponse) GetStartCase() StartCaseBareStartCase { return v
 //
 // A case instance. Everything in it is visible to its team only.
 type StartCaseBareStartCase struct {
+	// The case instance id.
 	Id string `json:"id"`
 	// The case definition's name.
 	Name string `json:"name"`
-	// The case plan's state: Active, Suspended, Completed, Terminated, Failed, Closed.
-	State string `json:"state"`
+	// The case plan's state.
+	State CaseState `json:"state"`
 }
 
 // GetId returns StartCaseBareStartCase.Id, and is useful for accessing the field via an interface.
@@ -3252,8 +3681,9 @@ func (v *StartCaseBareStartCase) GetId() string { return v.Id }
 func (v *StartCaseBareStartCase) GetName() string { return v.Name }
 
 // GetState returns StartCaseBareStartCase.State, and is useful for accessing the field via an interface.
-func (v *StartCaseBareStartCase) GetState() string { return v.State }
+func (v *StartCaseBareStartCase) GetState() CaseState { return v.State }
 
+// A case to start.
 type StartCaseInput struct {
 	// Name of a definition deployed to the tenant, with or without .xml.
 	Definition string `json:"definition"`
@@ -3264,8 +3694,9 @@ type StartCaseInput struct {
 	// Case input parameters by name.
 	Inputs *json.RawMessage `json:"inputs"`
 	// Without a team the caller is its only member and owner.
-	Team  []CaseTeamMemberInput `json:"team"`
-	Debug *bool                 `json:"debug"`
+	Team []CaseTeamMemberInput `json:"team"`
+	// Whether the case logs its events in debug mode.
+	Debug *bool `json:"debug"`
 }
 
 // GetDefinition returns StartCaseInput.Definition, and is useful for accessing the field via an interface.
@@ -3300,11 +3731,12 @@ func (v *StartCaseResponse) GetStartCase() StartCaseStartCase { return v.StartCa
 //
 // A case instance. Everything in it is visible to its team only.
 type StartCaseStartCase struct {
+	// The case instance id.
 	Id string `json:"id"`
 	// The case definition's name.
 	Name string `json:"name"`
-	// The case plan's state: Active, Suspended, Completed, Terminated, Failed, Closed.
-	State string `json:"state"`
+	// The case plan's state.
+	State CaseState `json:"state"`
 	// Plan items in creation order; the first is the case plan.
 	PlanItems []StartCaseStartCasePlanItemsPlanItem `json:"planItems"`
 }
@@ -3316,12 +3748,15 @@ func (v *StartCaseStartCase) GetId() string { return v.Id }
 func (v *StartCaseStartCase) GetName() string { return v.Name }
 
 // GetState returns StartCaseStartCase.State, and is useful for accessing the field via an interface.
-func (v *StartCaseStartCase) GetState() string { return v.State }
+func (v *StartCaseStartCase) GetState() CaseState { return v.State }
 
 // GetPlanItems returns StartCaseStartCase.PlanItems, and is useful for accessing the field via an interface.
 func (v *StartCaseStartCase) GetPlanItems() []StartCaseStartCasePlanItemsPlanItem { return v.PlanItems }
 
 // StartCaseStartCasePlanItemsPlanItem includes the requested fields of the GraphQL type PlanItem.
+// The GraphQL type's documentation follows.
+//
+// A plan item: the case plan, a stage, a task, a milestone or an event listener, in one repetition.
 type StartCaseStartCasePlanItemsPlanItem struct {
 	PlanItemFields `json:"-"`
 }
@@ -3333,16 +3768,16 @@ func (v *StartCaseStartCasePlanItemsPlanItem) GetId() string { return v.PlanItem
 func (v *StartCaseStartCasePlanItemsPlanItem) GetName() string { return v.PlanItemFields.Name }
 
 // GetType returns StartCaseStartCasePlanItemsPlanItem.Type, and is useful for accessing the field via an interface.
-func (v *StartCaseStartCasePlanItemsPlanItem) GetType() string { return v.PlanItemFields.Type }
+func (v *StartCaseStartCasePlanItemsPlanItem) GetType() PlanItemType { return v.PlanItemFields.Type }
 
 // GetState returns StartCaseStartCasePlanItemsPlanItem.State, and is useful for accessing the field via an interface.
-func (v *StartCaseStartCasePlanItemsPlanItem) GetState() string { return v.PlanItemFields.State }
+func (v *StartCaseStartCasePlanItemsPlanItem) GetState() PlanItemState { return v.PlanItemFields.State }
 
 // GetIndex returns StartCaseStartCasePlanItemsPlanItem.Index, and is useful for accessing the field via an interface.
 func (v *StartCaseStartCasePlanItemsPlanItem) GetIndex() int { return v.PlanItemFields.Index }
 
 // GetTransition returns StartCaseStartCasePlanItemsPlanItem.Transition, and is useful for accessing the field via an interface.
-func (v *StartCaseStartCasePlanItemsPlanItem) GetTransition() string {
+func (v *StartCaseStartCasePlanItemsPlanItem) GetTransition() Transition {
 	return v.PlanItemFields.Transition
 }
 
@@ -3391,13 +3826,13 @@ type __premarshalStartCaseStartCasePlanItemsPlanItem struct {
 
 	Name string `json:"name"`
 
-	Type string `json:"type"`
+	Type PlanItemType `json:"type"`
 
-	State string `json:"state"`
+	State PlanItemState `json:"state"`
 
 	Index int `json:"index"`
 
-	Transition string `json:"transition"`
+	Transition Transition `json:"transition"`
 
 	IsRequired bool `json:"isRequired"`
 
@@ -3434,30 +3869,40 @@ func (v *StartCaseStartCasePlanItemsPlanItem) __premarshalJSON() (*__premarshalS
 //
 // A human task: its workflow state apart from its plan item's CMMN state.
 type TaskFields struct {
-	Id   string `json:"id"`
+	// The task id, the same as its plan item's.
+	Id string `json:"id"`
+	// The task's name.
 	Name string `json:"name"`
-	// Unassigned, Assigned, Delegated, Suspended, Completed or Terminated.
-	State    string  `json:"state"`
+	// Its workflow state.
+	State TaskState `json:"state"`
+	// Who works on it now; null when unassigned.
 	Assignee *string `json:"assignee"`
-	Owner    *string `json:"owner"`
+	// Who claimed or was assigned it; gets it back after a delegation is revoked.
+	Owner *string `json:"owner"`
 	// The performer case role; null when any member may perform it.
-	Role    *string    `json:"role"`
+	Role *string `json:"role"`
+	// When it is due; null when it has no due date.
 	DueDate *time.Time `json:"dueDate"`
 	// When the task became active: it appears in task lists from then on.
 	ActivatedOn time.Time `json:"activatedOn"`
 	// The period from activation to the due date (ISO-8601, as PT2M); null without a due date.
 	TaskDuration *string `json:"taskDuration"`
 	// The plan item's documentation text; null when it has none.
-	Documentation *string         `json:"documentation"`
-	Input         json.RawMessage `json:"input"`
-	Output        json.RawMessage `json:"output"`
+	Documentation *string `json:"documentation"`
+	// Its input parameters by name.
+	Input json.RawMessage `json:"input"`
+	// Its saved or final output by name.
+	Output json.RawMessage `json:"output"`
 	// The task model (JSON schema and UI schema), parsed when it is JSON.
 	TaskModel *json.RawMessage `json:"taskModel"`
 	// Whether the caller holds the task's role or is its assignee.
-	MayPerform bool               `json:"mayPerform"`
-	CaseName   string             `json:"caseName"`
-	Case       TaskFieldsCase     `json:"case"`
-	PlanItem   TaskFieldsPlanItem `json:"planItem"`
+	MayPerform bool `json:"mayPerform"`
+	// The name of its case.
+	CaseName string `json:"caseName"`
+	// Its case.
+	Case TaskFieldsCase `json:"case"`
+	// Its plan item.
+	PlanItem TaskFieldsPlanItem `json:"planItem"`
 }
 
 // GetId returns TaskFields.Id, and is useful for accessing the field via an interface.
@@ -3467,7 +3912,7 @@ func (v *TaskFields) GetId() string { return v.Id }
 func (v *TaskFields) GetName() string { return v.Name }
 
 // GetState returns TaskFields.State, and is useful for accessing the field via an interface.
-func (v *TaskFields) GetState() string { return v.State }
+func (v *TaskFields) GetState() TaskState { return v.State }
 
 // GetAssignee returns TaskFields.Assignee, and is useful for accessing the field via an interface.
 func (v *TaskFields) GetAssignee() *string { return v.Assignee }
@@ -3516,30 +3961,38 @@ func (v *TaskFields) GetPlanItem() TaskFieldsPlanItem { return v.PlanItem }
 //
 // A case instance. Everything in it is visible to its team only.
 type TaskFieldsCase struct {
+	// The case instance id.
 	Id string `json:"id"`
-	// The case plan's state: Active, Suspended, Completed, Terminated, Failed, Closed.
-	State string `json:"state"`
+	// The case plan's state.
+	State CaseState `json:"state"`
 }
 
 // GetId returns TaskFieldsCase.Id, and is useful for accessing the field via an interface.
 func (v *TaskFieldsCase) GetId() string { return v.Id }
 
 // GetState returns TaskFieldsCase.State, and is useful for accessing the field via an interface.
-func (v *TaskFieldsCase) GetState() string { return v.State }
+func (v *TaskFieldsCase) GetState() CaseState { return v.State }
 
 // TaskFieldsPlanItem includes the requested fields of the GraphQL type PlanItem.
+// The GraphQL type's documentation follows.
+//
+// A plan item: the case plan, a stage, a task, a milestone or an event listener, in one repetition.
 type TaskFieldsPlanItem struct {
-	Id    string `json:"id"`
-	State string `json:"state"`
+	// The plan item id, unique across cases.
+	Id string `json:"id"`
+	// Its CMMN state.
+	State PlanItemState `json:"state"`
 }
 
 // GetId returns TaskFieldsPlanItem.Id, and is useful for accessing the field via an interface.
 func (v *TaskFieldsPlanItem) GetId() string { return v.Id }
 
 // GetState returns TaskFieldsPlanItem.State, and is useful for accessing the field via an interface.
-func (v *TaskFieldsPlanItem) GetState() string { return v.State }
+func (v *TaskFieldsPlanItem) GetState() PlanItemState { return v.State }
 
+// Which tasks a list shows, and in what order.
 type TaskFilter struct {
+	// Only tasks of this tenant.
 	Tenant *string `json:"tenant"`
 	// Business identifiers of the case: name=value, name!=value or name.
 	Identifiers *string `json:"identifiers"`
@@ -3548,17 +4001,23 @@ type TaskFilter struct {
 	// Exact task name.
 	TaskName *string `json:"taskName"`
 	// States, any of them.
-	States    []string `json:"states"`
-	Assignee  *string  `json:"assignee"`
-	Owner     *string  `json:"owner"`
-	DueOn     *string  `json:"dueOn"`
-	DueBefore *string  `json:"dueBefore"`
-	DueAfter  *string  `json:"dueAfter"`
+	States []TaskState `json:"states"`
+	// Only tasks assigned to this user.
+	Assignee *string `json:"assignee"`
+	// Only tasks owned by this user.
+	Owner *string `json:"owner"`
+	// Due on this day, yyyy-MM-dd.
+	DueOn *string `json:"dueOn"`
+	// Due before this day, yyyy-MM-dd.
+	DueBefore *string `json:"dueBefore"`
+	// Due after this day, yyyy-MM-dd.
+	DueAfter *string `json:"dueAfter"`
 	// Offset such as +01:00 for the due dates; UTC when absent.
 	TimeZone *string `json:"timeZone"`
-	// taskstate, assignee, owner, duedate, createdon, createdby, modifiedby, lastmodified.
-	SortBy    *string `json:"sortBy"`
-	SortOrder *string `json:"sortOrder"`
+	// What to sort on; last change by default.
+	SortBy *TaskSortField `json:"sortBy"`
+	// DESC by default.
+	SortOrder *SortOrder `json:"sortOrder"`
 }
 
 // GetTenant returns TaskFilter.Tenant, and is useful for accessing the field via an interface.
@@ -3574,7 +4033,7 @@ func (v *TaskFilter) GetCaseName() *string { return v.CaseName }
 func (v *TaskFilter) GetTaskName() *string { return v.TaskName }
 
 // GetStates returns TaskFilter.States, and is useful for accessing the field via an interface.
-func (v *TaskFilter) GetStates() []string { return v.States }
+func (v *TaskFilter) GetStates() []TaskState { return v.States }
 
 // GetAssignee returns TaskFilter.Assignee, and is useful for accessing the field via an interface.
 func (v *TaskFilter) GetAssignee() *string { return v.Assignee }
@@ -3595,19 +4054,79 @@ func (v *TaskFilter) GetDueAfter() *string { return v.DueAfter }
 func (v *TaskFilter) GetTimeZone() *string { return v.TimeZone }
 
 // GetSortBy returns TaskFilter.SortBy, and is useful for accessing the field via an interface.
-func (v *TaskFilter) GetSortBy() *string { return v.SortBy }
+func (v *TaskFilter) GetSortBy() *TaskSortField { return v.SortBy }
 
 // GetSortOrder returns TaskFilter.SortOrder, and is useful for accessing the field via an interface.
-func (v *TaskFilter) GetSortOrder() *string { return v.SortOrder }
+func (v *TaskFilter) GetSortOrder() *SortOrder { return v.SortOrder }
 
 // TaskResponse is returned by Task on success.
 type TaskResponse struct {
-	// A task of a case the caller is in the team of; NOT_FOUND otherwise.
-	Task TaskTask `json:"task"`
+	// A task of a case the caller is in the team of; null with a NOT_FOUND error on this field otherwise.
+	Task *TaskTask `json:"task"`
 }
 
 // GetTask returns TaskResponse.Task, and is useful for accessing the field via an interface.
-func (v *TaskResponse) GetTask() TaskTask { return v.Task }
+func (v *TaskResponse) GetTask() *TaskTask { return v.Task }
+
+// What a task list sorts on.
+type TaskSortField string
+
+const (
+	// The workflow state.
+	TaskSortFieldTaskState TaskSortField = "TASK_STATE"
+	// The assignee.
+	TaskSortFieldAssignee TaskSortField = "ASSIGNEE"
+	// The owner.
+	TaskSortFieldOwner TaskSortField = "OWNER"
+	// The due date.
+	TaskSortFieldDueDate TaskSortField = "DUE_DATE"
+	// When it became active.
+	TaskSortFieldCreatedOn TaskSortField = "CREATED_ON"
+	// Who caused it to become active.
+	TaskSortFieldCreatedBy TaskSortField = "CREATED_BY"
+	// Who changed it last.
+	TaskSortFieldModifiedBy TaskSortField = "MODIFIED_BY"
+	// When it last changed.
+	TaskSortFieldLastModified TaskSortField = "LAST_MODIFIED"
+)
+
+var AllTaskSortField = []TaskSortField{
+	TaskSortFieldTaskState,
+	TaskSortFieldAssignee,
+	TaskSortFieldOwner,
+	TaskSortFieldDueDate,
+	TaskSortFieldCreatedOn,
+	TaskSortFieldCreatedBy,
+	TaskSortFieldModifiedBy,
+	TaskSortFieldLastModified,
+}
+
+// The workflow state of a human task.
+type TaskState string
+
+const (
+	// Nobody works on it.
+	TaskStateUnassigned TaskState = "UNASSIGNED"
+	// Claimed by or assigned to someone.
+	TaskStateAssigned TaskState = "ASSIGNED"
+	// Delegated by its owner to someone else.
+	TaskStateDelegated TaskState = "DELEGATED"
+	// Halted with its plan item.
+	TaskStateSuspended TaskState = "SUSPENDED"
+	// Done.
+	TaskStateCompleted TaskState = "COMPLETED"
+	// Stopped with its plan item.
+	TaskStateTerminated TaskState = "TERMINATED"
+)
+
+var AllTaskState = []TaskState{
+	TaskStateUnassigned,
+	TaskStateAssigned,
+	TaskStateDelegated,
+	TaskStateSuspended,
+	TaskStateCompleted,
+	TaskStateTerminated,
+}
 
 // TaskTask includes the requested fields of the GraphQL type Task.
 // The GraphQL type's documentation follows.
@@ -3624,7 +4143,7 @@ func (v *TaskTask) GetId() string { return v.TaskFields.Id }
 func (v *TaskTask) GetName() string { return v.TaskFields.Name }
 
 // GetState returns TaskTask.State, and is useful for accessing the field via an interface.
-func (v *TaskTask) GetState() string { return v.TaskFields.State }
+func (v *TaskTask) GetState() TaskState { return v.TaskFields.State }
 
 // GetAssignee returns TaskTask.Assignee, and is useful for accessing the field via an interface.
 func (v *TaskTask) GetAssignee() *string { return v.TaskFields.Assignee }
@@ -3698,7 +4217,7 @@ type __premarshalTaskTask struct {
 
 	Name string `json:"name"`
 
-	State string `json:"state"`
+	State TaskState `json:"state"`
 
 	Assignee *string `json:"assignee"`
 
@@ -3772,21 +4291,36 @@ type TasksResponse struct {
 func (v *TasksResponse) GetTasks() TasksTasksTaskConnection { return v.Tasks }
 
 // TasksTasksTaskConnection includes the requested fields of the GraphQL type TaskConnection.
+// The GraphQL type's documentation follows.
+//
+// A page of tasks (Relay connection).
 type TasksTasksTaskConnection struct {
-	Edges    []TasksTasksTaskConnectionEdgesTaskEdge `json:"edges"`
-	PageInfo TasksTasksTaskConnectionPageInfo        `json:"pageInfo"`
+	// The tasks of this page.
+	Edges []TasksTasksTaskConnectionEdgesTaskEdge `json:"edges"`
+	// How many tasks the filter selects, all pages together (one more query; ask only when shown).
+	TotalCount int `json:"totalCount"`
+	// Whether there is a next page, and the cursor to ask for it.
+	PageInfo TasksTasksTaskConnectionPageInfo `json:"pageInfo"`
 }
 
 // GetEdges returns TasksTasksTaskConnection.Edges, and is useful for accessing the field via an interface.
 func (v *TasksTasksTaskConnection) GetEdges() []TasksTasksTaskConnectionEdgesTaskEdge { return v.Edges }
 
+// GetTotalCount returns TasksTasksTaskConnection.TotalCount, and is useful for accessing the field via an interface.
+func (v *TasksTasksTaskConnection) GetTotalCount() int { return v.TotalCount }
+
 // GetPageInfo returns TasksTasksTaskConnection.PageInfo, and is useful for accessing the field via an interface.
 func (v *TasksTasksTaskConnection) GetPageInfo() TasksTasksTaskConnectionPageInfo { return v.PageInfo }
 
 // TasksTasksTaskConnectionEdgesTaskEdge includes the requested fields of the GraphQL type TaskEdge.
+// The GraphQL type's documentation follows.
+//
+// A task with its place in the list.
 type TasksTasksTaskConnectionEdgesTaskEdge struct {
-	Cursor string                                        `json:"cursor"`
-	Node   TasksTasksTaskConnectionEdgesTaskEdgeNodeTask `json:"node"`
+	// Opaque; pass it as after to get the tasks that follow.
+	Cursor string `json:"cursor"`
+	// The task.
+	Node TasksTasksTaskConnectionEdgesTaskEdgeNodeTask `json:"node"`
 }
 
 // GetCursor returns TasksTasksTaskConnectionEdgesTaskEdge.Cursor, and is useful for accessing the field via an interface.
@@ -3812,7 +4346,9 @@ func (v *TasksTasksTaskConnectionEdgesTaskEdgeNodeTask) GetId() string { return 
 func (v *TasksTasksTaskConnectionEdgesTaskEdgeNodeTask) GetName() string { return v.TaskFields.Name }
 
 // GetState returns TasksTasksTaskConnectionEdgesTaskEdgeNodeTask.State, and is useful for accessing the field via an interface.
-func (v *TasksTasksTaskConnectionEdgesTaskEdgeNodeTask) GetState() string { return v.TaskFields.State }
+func (v *TasksTasksTaskConnectionEdgesTaskEdgeNodeTask) GetState() TaskState {
+	return v.TaskFields.State
+}
 
 // GetAssignee returns TasksTasksTaskConnectionEdgesTaskEdgeNodeTask.Assignee, and is useful for accessing the field via an interface.
 func (v *TasksTasksTaskConnectionEdgesTaskEdgeNodeTask) GetAssignee() *string {
@@ -3910,7 +4446,7 @@ type __premarshalTasksTasksTaskConnectionEdgesTaskEdgeNodeTask struct {
 
 	Name string `json:"name"`
 
-	State string `json:"state"`
+	State TaskState `json:"state"`
 
 	Assignee *string `json:"assignee"`
 
@@ -3973,9 +4509,14 @@ func (v *TasksTasksTaskConnectionEdgesTaskEdgeNodeTask) __premarshalJSON() (*__p
 }
 
 // TasksTasksTaskConnectionPageInfo includes the requested fields of the GraphQL type PageInfo.
+// The GraphQL type's documentation follows.
+//
+// Where a page ends.
 type TasksTasksTaskConnectionPageInfo struct {
-	HasNextPage bool    `json:"hasNextPage"`
-	EndCursor   *string `json:"endCursor"`
+	// Whether more items follow.
+	HasNextPage bool `json:"hasNextPage"`
+	// The cursor of the last edge; null on an empty page.
+	EndCursor *string `json:"endCursor"`
 }
 
 // GetHasNextPage returns TasksTasksTaskConnectionPageInfo.HasNextPage, and is useful for accessing the field via an interface.
@@ -3994,6 +4535,9 @@ type TenantOwnersResponse struct {
 func (v *TenantOwnersResponse) GetTenant() *TenantOwnersTenant { return v.Tenant }
 
 // TenantOwnersTenant includes the requested fields of the GraphQL type Tenant.
+// The GraphQL type's documentation follows.
+//
+// A tenant: a group of users with roles, owning definitions and cases.
 type TenantOwnersTenant struct {
 	// User ids of the enabled owners. Tenant owners only.
 	Owners []string `json:"owners"`
@@ -4012,9 +4556,14 @@ type TenantResponse struct {
 func (v *TenantResponse) GetTenant() *TenantTenant { return v.Tenant }
 
 // TenantTenant includes the requested fields of the GraphQL type Tenant.
+// The GraphQL type's documentation follows.
+//
+// A tenant: a group of users with roles, owning definitions and cases.
 type TenantTenant struct {
-	Name    string `json:"name"`
-	Enabled bool   `json:"enabled"`
+	// The tenant's name.
+	Name string `json:"name"`
+	// False after disableTenant: its users can no longer act.
+	Enabled bool `json:"enabled"`
 	// Enabled accounts.
 	Users []TenantTenantUsersTenantUser `json:"users"`
 }
@@ -4029,14 +4578,24 @@ func (v *TenantTenant) GetEnabled() bool { return v.Enabled }
 func (v *TenantTenant) GetUsers() []TenantTenantUsersTenantUser { return v.Users }
 
 // TenantTenantUsersTenantUser includes the requested fields of the GraphQL type TenantUser.
+// The GraphQL type's documentation follows.
+//
+// A user's account in one tenant.
 type TenantTenantUsersTenantUser struct {
-	UserId  string   `json:"userId"`
-	Tenant  string   `json:"tenant"`
-	Name    string   `json:"name"`
-	Email   string   `json:"email"`
-	Roles   []string `json:"roles"`
-	IsOwner bool     `json:"isOwner"`
-	Enabled bool     `json:"enabled"`
+	// The user id, as tokens name it.
+	UserId string `json:"userId"`
+	// The tenant of this account.
+	Tenant string `json:"tenant"`
+	// Display name; may be empty.
+	Name string `json:"name"`
+	// E-mail address; may be empty.
+	Email string `json:"email"`
+	// Tenant roles; case teams may name them as members and tasks as performers.
+	Roles []string `json:"roles"`
+	// Whether the user manages the tenant's users and definitions.
+	IsOwner bool `json:"isOwner"`
+	// False for a disabled account.
+	Enabled bool `json:"enabled"`
 }
 
 // GetUserId returns TenantTenantUsersTenantUser.UserId, and is useful for accessing the field via an interface.
@@ -4060,12 +4619,18 @@ func (v *TenantTenantUsersTenantUser) GetIsOwner() bool { return v.IsOwner }
 // GetEnabled returns TenantTenantUsersTenantUser.Enabled, and is useful for accessing the field via an interface.
 func (v *TenantTenantUsersTenantUser) GetEnabled() bool { return v.Enabled }
 
+// A tenant user as a mutation sets it.
 type TenantUserInput struct {
-	UserId  string   `json:"userId"`
-	Roles   []string `json:"roles"`
-	IsOwner *bool    `json:"isOwner"`
-	Name    *string  `json:"name"`
-	Email   *string  `json:"email"`
+	// The user id, as tokens name it.
+	UserId string `json:"userId"`
+	// Tenant roles; absent keeps the current ones.
+	Roles []string `json:"roles"`
+	// Whether the user manages the tenant; absent keeps the current value (false for a new user).
+	IsOwner *bool `json:"isOwner"`
+	// Display name.
+	Name *string `json:"name"`
+	// E-mail address.
+	Email *string `json:"email"`
 	// Defaults to true.
 	Enabled *bool `json:"enabled"`
 }
@@ -4098,6 +4663,9 @@ type TenantUserResponse struct {
 func (v *TenantUserResponse) GetTenant() *TenantUserTenant { return v.Tenant }
 
 // TenantUserTenant includes the requested fields of the GraphQL type Tenant.
+// The GraphQL type's documentation follows.
+//
+// A tenant: a group of users with roles, owning definitions and cases.
 type TenantUserTenant struct {
 	// One enabled account; null when unknown or disabled.
 	User *TenantUserTenantUser `json:"user"`
@@ -4107,11 +4675,18 @@ type TenantUserTenant struct {
 func (v *TenantUserTenant) GetUser() *TenantUserTenantUser { return v.User }
 
 // TenantUserTenantUser includes the requested fields of the GraphQL type TenantUser.
+// The GraphQL type's documentation follows.
+//
+// A user's account in one tenant.
 type TenantUserTenantUser struct {
-	UserId  string   `json:"userId"`
-	Roles   []string `json:"roles"`
-	IsOwner bool     `json:"isOwner"`
-	Enabled bool     `json:"enabled"`
+	// The user id, as tokens name it.
+	UserId string `json:"userId"`
+	// Tenant roles; case teams may name them as members and tasks as performers.
+	Roles []string `json:"roles"`
+	// Whether the user manages the tenant's users and definitions.
+	IsOwner bool `json:"isOwner"`
+	// False for a disabled account.
+	Enabled bool `json:"enabled"`
 }
 
 // GetUserId returns TenantUserTenantUser.UserId, and is useful for accessing the field via an interface.
@@ -4125,6 +4700,69 @@ func (v *TenantUserTenantUser) GetIsOwner() bool { return v.IsOwner }
 
 // GetEnabled returns TenantUserTenantUser.Enabled, and is useful for accessing the field via an interface.
 func (v *TenantUserTenantUser) GetEnabled() bool { return v.Enabled }
+
+// A CMMN transition of a plan item.
+type Transition string
+
+const (
+	// The item came into being.
+	TransitionCreate Transition = "CREATE"
+	// Entry criteria met for an item with manual activation.
+	TransitionEnable Transition = "ENABLE"
+	// Switched off by a user.
+	TransitionDisable Transition = "DISABLE"
+	// Switched back on by a user.
+	TransitionReenable Transition = "REENABLE"
+	// Started on its own.
+	TransitionStart Transition = "START"
+	// Started by a user.
+	TransitionManualStart Transition = "MANUAL_START"
+	// Halted by a user or a criterion.
+	TransitionSuspend Transition = "SUSPEND"
+	// Continued after a suspend.
+	TransitionResume Transition = "RESUME"
+	// Finished.
+	TransitionComplete Transition = "COMPLETE"
+	// Stopped by a user.
+	TransitionTerminate Transition = "TERMINATE"
+	// Stopped by an exit criterion.
+	TransitionExit Transition = "EXIT"
+	// Its work failed.
+	TransitionFault Transition = "FAULT"
+	// Retried after a failure.
+	TransitionReactivate Transition = "REACTIVATE"
+	// An event listener or milestone happened.
+	TransitionOccur Transition = "OCCUR"
+	// A finished case closed.
+	TransitionClose Transition = "CLOSE"
+	// Halted with its stage.
+	TransitionParentSuspend Transition = "PARENT_SUSPEND"
+	// Continued with its stage.
+	TransitionParentResume Transition = "PARENT_RESUME"
+	// Stopped with its stage.
+	TransitionParentTerminate Transition = "PARENT_TERMINATE"
+)
+
+var AllTransition = []Transition{
+	TransitionCreate,
+	TransitionEnable,
+	TransitionDisable,
+	TransitionReenable,
+	TransitionStart,
+	TransitionManualStart,
+	TransitionSuspend,
+	TransitionResume,
+	TransitionComplete,
+	TransitionTerminate,
+	TransitionExit,
+	TransitionFault,
+	TransitionReactivate,
+	TransitionOccur,
+	TransitionClose,
+	TransitionParentSuspend,
+	TransitionParentResume,
+	TransitionParentTerminate,
+}
 
 // UpdateCaseFileItemResponse is returned by UpdateCaseFileItem on success.
 type UpdateCaseFileItemResponse struct {
@@ -4142,6 +4780,7 @@ func (v *UpdateCaseFileItemResponse) GetUpdateCaseFileItem() UpdateCaseFileItemU
 //
 // A case instance. Everything in it is visible to its team only.
 type UpdateCaseFileItemUpdateCaseFileItemCase struct {
+	// The case instance id.
 	Id string `json:"id"`
 	// The case file: a JSON object keyed by top-level case file item names.
 	CaseFile json.RawMessage `json:"caseFile"`
@@ -4170,6 +4809,7 @@ func (v *UpsertCaseTeamMembersResponse) GetUpsertCaseTeamMembers() UpsertCaseTea
 //
 // A case instance. Everything in it is visible to its team only.
 type UpsertCaseTeamMembersUpsertCaseTeamMembersCase struct {
+	// The case instance id.
 	Id string `json:"id"`
 	// Who may see the case and act in it.
 	Team UpsertCaseTeamMembersUpsertCaseTeamMembersCaseTeam `json:"team"`
@@ -4188,6 +4828,7 @@ func (v *UpsertCaseTeamMembersUpsertCaseTeamMembersCase) GetTeam() UpsertCaseTea
 //
 // A case team: its memberships, the definition's roles and the roles nobody holds.
 type UpsertCaseTeamMembersUpsertCaseTeamMembersCaseTeam struct {
+	// Users and tenant roles in the team.
 	Members []UpsertCaseTeamMembersUpsertCaseTeamMembersCaseTeamMembersMember `json:"members"`
 }
 
@@ -4201,10 +4842,14 @@ func (v *UpsertCaseTeamMembersUpsertCaseTeamMembersCaseTeam) GetMembers() []Upse
 //
 // A membership of a case team: a tenant user, or a tenant role (every user holding it in the case's tenant).
 type UpsertCaseTeamMembersUpsertCaseTeamMembersCaseTeamMembersMember struct {
-	MemberId   string     `json:"memberId"`
+	// A user id, or a tenant role name.
+	MemberId string `json:"memberId"`
+	// Which of the two memberId is.
 	MemberType MemberType `json:"memberType"`
-	IsOwner    bool       `json:"isOwner"`
-	CaseRoles  []string   `json:"caseRoles"`
+	// Whether the member manages the team.
+	IsOwner bool `json:"isOwner"`
+	// The case roles the member holds.
+	CaseRoles []string `json:"caseRoles"`
 }
 
 // GetMemberId returns UpsertCaseTeamMembersUpsertCaseTeamMembersCaseTeamMembersMember.MemberId, and is useful for accessing the field via an interface.
@@ -4239,7 +4884,11 @@ func (v *ValidateDefinitionResponse) GetValidateDefinition() ValidateDefinitionV
 }
 
 // ValidateDefinitionValidateDefinitionDefinitionValidation includes the requested fields of the GraphQL type DefinitionValidation.
+// The GraphQL type's documentation follows.
+//
+// The verdict on a definitions document.
 type ValidateDefinitionValidateDefinitionDefinitionValidation struct {
+	// True when there are no problems.
 	Valid bool `json:"valid"`
 	// Every problem found, each naming the element.
 	Problems []string `json:"problems"`
@@ -4265,7 +4914,11 @@ func (v *ValidateTaskOutputResponse) GetValidateTaskOutput() ValidateTaskOutputV
 }
 
 // ValidateTaskOutputValidateTaskOutputTaskValidation includes the requested fields of the GraphQL type TaskValidation.
+// The GraphQL type's documentation follows.
+//
+// The verdict on task output.
 type ValidateTaskOutputValidateTaskOutputTaskValidation struct {
+	// True when the output would be accepted.
 	Valid bool `json:"valid"`
 	// The validator's answer; empty when valid.
 	Result json.RawMessage `json:"result"`
@@ -4469,9 +5122,9 @@ func (v *__EnableTenantInput) GetName() string { return v.Name }
 
 // __MakePlanItemTransitionInput is used internally by genqlient
 type __MakePlanItemTransitionInput struct {
-	CaseId     string `json:"caseId"`
-	PlanItem   string `json:"planItem"`
-	Transition string `json:"transition"`
+	CaseId     string     `json:"caseId"`
+	PlanItem   string     `json:"planItem"`
+	Transition Transition `json:"transition"`
 }
 
 // GetCaseId returns __MakePlanItemTransitionInput.CaseId, and is useful for accessing the field via an interface.
@@ -4481,7 +5134,7 @@ func (v *__MakePlanItemTransitionInput) GetCaseId() string { return v.CaseId }
 func (v *__MakePlanItemTransitionInput) GetPlanItem() string { return v.PlanItem }
 
 // GetTransition returns __MakePlanItemTransitionInput.Transition, and is useful for accessing the field via an interface.
-func (v *__MakePlanItemTransitionInput) GetTransition() string { return v.Transition }
+func (v *__MakePlanItemTransitionInput) GetTransition() Transition { return v.Transition }
 
 // __NestedCasesInput is used internally by genqlient
 type __NestedCasesInput struct {
@@ -5051,6 +5704,7 @@ query Cases ($filter: CaseFilter, $first: Int, $after: String) {
 				}
 			}
 		}
+		totalCount
 		pageInfo {
 			hasNextPage
 			endCursor
@@ -5611,7 +6265,7 @@ func EnableTenant(
 
 // The mutation executed by MakePlanItemTransition.
 const MakePlanItemTransition_Operation = `
-mutation MakePlanItemTransition ($caseId: ID!, $planItem: String!, $transition: String!) {
+mutation MakePlanItemTransition ($caseId: ID!, $planItem: String!, $transition: Transition!) {
 	makePlanItemTransition(caseId: $caseId, planItem: $planItem, transition: $transition) {
 		changed
 		case {
@@ -5644,7 +6298,7 @@ func MakePlanItemTransition(
 	client_ graphql.Client,
 	caseId string,
 	planItem string,
-	transition string,
+	transition Transition,
 ) (data_ *MakePlanItemTransitionResponse, err_ error) {
 	req_ := &graphql.Request{
 		OpName: "MakePlanItemTransition",
@@ -6504,6 +7158,7 @@ query Tasks ($filter: TaskFilter, $first: Int, $after: String) {
 				... TaskFields
 			}
 		}
+		totalCount
 		pageInfo {
 			hasNextPage
 			endCursor

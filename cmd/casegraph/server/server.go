@@ -101,6 +101,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /graphql", gql)
 	mux.Handle("POST /graphql", gql)
 	mux.Handle("GET /graphiql", resolvers.GraphiQL("/graphql"))
+	mux.Handle("GET /graphiql/", resolvers.GraphiQL("/graphql"))
 	// The reference engine serves static files for any GET path, so an
 	// unknown GET is 404 and any other unknown request 405; clients rely
 	// on the 405.
@@ -109,7 +110,7 @@ func (s *Server) routes() http.Handler {
 			writeText(w, http.StatusNotFound, "The requested resource could not be found but may be available again in the future.")
 			return
 		}
-		writeText(w, http.StatusMethodNotAllowed, "HTTP method not allowed, supported methods: GET")
+		methodNotAllowed(mux, w, r)
 	})
 	return s.middleware(mux)
 }

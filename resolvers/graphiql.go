@@ -1,0 +1,105 @@
+package resolvers
+
+import (
+	"embed"
+	"html/template"
+	"net/http"
+	"path"
+	"strings"
+)
+
+// GraphiQL's scripts and styles are fetched from the npm registry at pinned
+// versions and committed (graphiql/VERSIONS), so the page works without
+// internet and loads nothing from a CDN.
+//
+//go:generate sh ../scripts/npm-assets.sh graphiql graphiql@3.8.3:graphiql.min.js graphiql@3.8.3:graphiql.min.css graphiql@3.8.3:LICENSE=LICENSE.graphiql react@18.3.1:umd/react.production.min.js react@18.3.1:LICENSE=LICENSE.react react-dom@18.3.1:umd/react-dom.production.min.js react-dom@18.3.1:LICENSE=LICENSE.react-dom
+
+//go:embed graphiql/*.js graphiql/*.css
+var graphiqlAssets embed.FS
+
+// GraphiQL returns the GraphiQL page that talks to endpoint, at its path
+// (e.g. /graphiql), and its assets below it (/graphiql/graphiql.min.js).
+func GraphiQL(endpoint string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasSuffix(r.URL.Path, "/graphiql") {
+			serveGraphiQLAsset(w, r, path.Base(r.URL.Path))
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_ = graphiqlPage.Execute(w, struct{ Endpoint, Base string }{endpoint, path.Base(r.URL.Path)})
+	})
+}
+
+func serveGraphiQLAsset(w http.ResponseWriter, r *http.Request, name string) {
+	b, err := graphiqlAssets.ReadFile("graphiql/" + name)
+	if err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	ct := "text/javascript; charset=utf-8"
+	if strings.HasSuffix(name, ".css") {
+		ct = "text/css; charset=utf-8"
+	}
+	w.Header().Set("Content-Type", ct)
+	w.Header().Set("Cache-Control", "public, max-age=86400")
+	_, _ = w.Write(b)
+}
+
+// graphiqlPage explains the token header above the editor and puts a
+// template of it in the headers pane.
+var graphiqlPage = template.Must(template.New("graphiql").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>CaseGraph GraphiQL</title>
+<link rel="stylesheet" href="{{.Base}}/graphiql.min.css">
+<style>
+  html, body { height: 100%; margin: 0; }
+  body { display: flex; flex-direction: column; font-family: system-ui, sans-serif; }
+  #token-help { padding: 6px 12px; font-size: 13px; background: #f3f4f6; border-bottom: 1px solid #d1d5db; }
+  #token-help code { background: #e5e7eb; padding: 1px 4px; border-radius: 3px; }
+  #graphiql { flex: 1; min-height: 0; }
+</style>
+</head>
+<body>
+<div id="token-help">
+  <strong>Token:</strong> every query but <code>platform</code> needs one. Open the <em>Headers</em> pane below the
+  editor and set <code>{"Authorization": "Bearer &lt;token&gt;"}</code>. With <code>casegraph serve --dev</code>,
+  <code>casegraph token alice</code> prints a token for alice. The <em>Docs</em> pane (book icon, top left) describes
+  every type and field (<a href="?docs">open it</a>).
+</div>
+<div id="graphiql">Loading GraphiQL…</div>
+<script src="{{.Base}}/react.production.min.js"></script>
+<script src="{{.Base}}/react-dom.production.min.js"></script>
+<script src="{{.Base}}/graphiql.min.js"></script>
+<script>
+  const base = GraphiQL.createFetcher({ url: {{.Endpoint}} });
+  // The preset header is a placeholder: until a real token replaces it,
+  // requests go without one (introspection and platform need none).
+  const fetcher = (params, opts) => {
+    const h = opts && opts.headers;
+    if (h && typeof h.Authorization === "string" && h.Authorization.includes("<token>")) {
+      delete h.Authorization;
+    }
+    return base(params, opts);
+  };
+  // /graphiql?docs opens the documentation explorer.
+  const docs = new URLSearchParams(location.search).has("docs");
+  const defaultQuery = "# Put your token in the Headers pane below: {\"Authorization\": \"Bearer <token>\"}\n" +
+    "# (casegraph token alice prints one with serve --dev).\n\n" +
+    "{\n  me { userId tenants { tenant roles isOwner } }\n  platform { version { version } health { ok } }\n}\n";
+  ReactDOM.createRoot(document.getElementById("graphiql")).render(
+    React.createElement(GraphiQL, {
+      fetcher: fetcher,
+      defaultQuery: defaultQuery,
+      defaultHeaders: '{"Authorization": "Bearer <token>"}',
+      defaultEditorToolsVisibility: "headers",
+      shouldPersistHeaders: true,
+      visiblePlugin: docs ? "Documentation Explorer" : undefined,
+    }),
+  );
+</script>
+</body>
+</html>
+`))
