@@ -9,6 +9,9 @@ import "context"
 type Identity struct {
 	// UserID is the value of the configured user-id claim, used verbatim.
 	UserID string
+	// CorrelationID is the request's CorrelationId header: stored with
+	// every event the request causes. Empty when the request sent none.
+	CorrelationID string
 }
 
 type identityKey struct{}

@@ -113,7 +113,8 @@ func NewVerifier(cfg Config) (*Verifier, error) {
 	return v, nil
 }
 
-// Authenticate verifies the bearer token of r. A missing or bad token gives
+// Authenticate verifies the bearer token of r and reads the request's
+// CorrelationId header into the identity. A missing or bad token gives
 // a *TokenError; an unreachable identity provider gives an error wrapping
 // ErrIDPUnreachable.
 func (v *Verifier) Authenticate(r *http.Request) (Identity, error) {
@@ -125,7 +126,12 @@ func (v *Verifier) Authenticate(r *http.Request) (Identity, error) {
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
 		return Identity{}, errMissingToken
 	}
-	return v.Verify(r.Context(), strings.TrimSpace(token))
+	who, err := v.Verify(r.Context(), strings.TrimSpace(token))
+	if err != nil {
+		return Identity{}, err
+	}
+	who.CorrelationID = strings.TrimSpace(r.Header.Get("CorrelationId"))
+	return who, nil
 }
 
 // Verify checks a raw JWT.

@@ -157,9 +157,13 @@ func (s *Service) saveCase(ctx context.Context, idb bun.IDB, def *cmmn.Case, rec
 	if err := s.setOrigins(ctx, idb, rec.Tenant, c.Team.Members); err != nil {
 		return 0, err
 	}
+	corr, err := correlationID(ctx, who)
+	if err != nil {
+		return 0, err
+	}
 	ids := identifiersOf(def, c)
-	w := db.CaseWrite{Record: rec, State: c, Events: events, User: who.UserID, At: c.LastModified, Identifiers: ids, Timers: c.Timers(),
-		MaxFileSize: s.limits.CaseFileBytes}
+	w := db.CaseWrite{Record: rec, State: c, Events: s.withEngineVersion(events), User: who.UserID, At: c.LastModified, Identifiers: ids,
+		Timers: c.Timers(), MaxFileSize: s.limits.CaseFileBytes, CorrelationID: corr}
 	if before != nil {
 		w.Before = &db.ReadState{State: before, Identifiers: identifiersOf(def, before), Timers: before.Timers()}
 	}

@@ -117,6 +117,7 @@ func (s *Service) command(ctx context.Context, op string, fn func(ctx context.Co
 	var err error
 	timers := new(bool)
 	ctx = context.WithValue(ctx, timersSetKey{}, timers)
+	ctx = context.WithValue(ctx, commandIDKey{}, newUUID())
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		*timers = false
 		err = s.db.InTx(ctx, fn)
@@ -136,6 +137,28 @@ func (s *Service) command(ctx context.Context, op string, fn func(ctx context.Co
 		}
 	}
 	return wrap(op, err)
+}
+
+type commandIDKey struct{}
+
+// maxCorrelationID bounds the CorrelationId header a caller may send: it
+// is stored with every event.
+const maxCorrelationID = 200
+
+// correlationID is what the events of a command are tied to: the
+// request's CorrelationId header, else the command's own id, as in the
+// reference engine.
+func correlationID(ctx context.Context, who auth.Identity) (string, error) {
+	if who.CorrelationID != "" {
+		if len(who.CorrelationID) > maxCorrelationID {
+			return "", Ef("service.correlationID", Invalid, "The CorrelationId header must not be longer than %d characters", maxCorrelationID)
+		}
+		return who.CorrelationID, nil
+	}
+	if id, ok := ctx.Value(commandIDKey{}).(string); ok {
+		return id, nil
+	}
+	return newUUID(), nil
 }
 
 // isPlatformOwner reports whether userID is configured as a platform owner.
