@@ -12,6 +12,12 @@ type Identity struct {
 	// CorrelationID is the request's CorrelationId header: stored with
 	// every event the request causes. Empty when the request sent none.
 	CorrelationID string
+	// ClientID is the token's `client_id` claim: set for a client
+	// application's (system account's) token, empty for a user's.
+	ClientID string
+	// OnBehalfOf is the request's On-Behalf-Of header: the user a client
+	// application asks to act as. Package service decides whether it may.
+	OnBehalfOf string
 }
 
 type identityKey struct{}

@@ -114,7 +114,7 @@ func NewVerifier(cfg Config) (*Verifier, error) {
 }
 
 // Authenticate verifies the bearer token of r and reads the request's
-// CorrelationId header into the identity. A missing or bad token gives
+// CorrelationId and On-Behalf-Of headers into the identity. A missing or bad token gives
 // a *TokenError; an unreachable identity provider gives an error wrapping
 // ErrIDPUnreachable.
 func (v *Verifier) Authenticate(r *http.Request) (Identity, error) {
@@ -131,6 +131,7 @@ func (v *Verifier) Authenticate(r *http.Request) (Identity, error) {
 		return Identity{}, err
 	}
 	who.CorrelationID = strings.TrimSpace(r.Header.Get("CorrelationId"))
+	who.OnBehalfOf = strings.TrimSpace(r.Header.Get("On-Behalf-Of"))
 	return who, nil
 }
 
@@ -183,7 +184,8 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (Identity, error) {
 	if !ok {
 		return Identity{}, tokenErrorf("Invalid token: claim '%s' is missing", v.claim)
 	}
-	return Identity{UserID: user}, nil
+	clientID, _ := claims["client_id"].(string)
+	return Identity{UserID: user, ClientID: clientID}, nil
 }
 
 func (v *Verifier) setUnreachable(msg string) {

@@ -57,6 +57,7 @@ const msgCaseNotFoundFmt = "A case with id '%s' cannot be found."
 // caller may start a case in an existing, enabled tenant; the team decides
 // who may see it afterwards.
 func (s *Service) StartCase(ctx context.Context, who auth.Identity, in StartCaseInput) (CaseStarted, error) {
+	who = s.commandIdentity(who)
 	const op = "service.StartCase"
 	if who.UserID == "" {
 		// A token may carry an empty subject; the reference engine lets it
@@ -258,6 +259,7 @@ func (s *Service) memberCase(ctx context.Context, idb bun.IDB, op string, who au
 // caseCommand runs one engine command on a case for a team member, in one
 // transaction, retried when another command on the case won the race.
 func (s *Service) caseCommand(ctx context.Context, op string, who auth.Identity, id string, cmd engine.Command) (LastModified, error) {
+	who = s.commandIdentity(who)
 	var lm LastModified
 	err := s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
 		ca, err := s.memberCase(ctx, tx, op, who, id)

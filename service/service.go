@@ -27,6 +27,10 @@ type Config struct {
 	// tenants; compared case-insensitively. They have no rights inside a
 	// tenant unless they are its users.
 	PlatformOwners []string
+	// ClientApps are the `client_id` values of client applications that
+	// may run commands on behalf of the user their request names in
+	// On-Behalf-Of.
+	ClientApps []string
 	// DefaultTenant is used when a request names no tenant. Default "world".
 	DefaultTenant string
 	// Version describes the running build.
@@ -54,6 +58,7 @@ type Config struct {
 type Service struct {
 	db             *db.DB
 	platformOwners map[string]bool
+	clientApps     map[string]bool
 	defaultTenant  string
 	version        VersionInfo
 	identityHealth func(ctx context.Context) (bool, string)
@@ -74,6 +79,7 @@ func New(d *db.DB, cfg Config) *Service {
 	s := &Service{
 		db:             d,
 		platformOwners: make(map[string]bool),
+		clientApps:     make(map[string]bool),
 		defaultTenant:  cfg.DefaultTenant,
 		version:        cfg.Version,
 		identityHealth: cfg.IdentityHealth,
@@ -91,6 +97,11 @@ func New(d *db.DB, cfg Config) *Service {
 	for _, o := range cfg.PlatformOwners {
 		if o = strings.TrimSpace(o); o != "" {
 			s.platformOwners[strings.ToLower(o)] = true
+		}
+	}
+	for _, c := range cfg.ClientApps {
+		if c = strings.TrimSpace(c); c != "" {
+			s.clientApps[c] = true
 		}
 	}
 	if s.defaultTenant == "" {

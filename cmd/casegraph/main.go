@@ -88,6 +88,7 @@ func parseConfig(name string, args []string, stderr io.Writer) (server.Config, e
 	var (
 		cfg             server.Config
 		owners, issuers string
+		clientApps      string
 		timerInterval   string
 		dev             bool
 	)
@@ -95,6 +96,8 @@ func parseConfig(name string, args []string, stderr io.Writer) (server.Config, e
 	fs.StringVar(&cfg.DatabaseURL, "database-url", env("DATABASE_URL", ""), "postgres:// URL; empty for embedded SQLite (DATABASE_URL)")
 	fs.StringVar(&cfg.DataDir, "data-dir", env("CASEGRAPH_DATA_DIR", "./data"), "directory of the SQLite file and the dev key (CASEGRAPH_DATA_DIR)")
 	fs.StringVar(&owners, "platform-owners", env("CASEGRAPH_PLATFORM_OWNERS", ""), "comma-separated platform owner user ids (CASEGRAPH_PLATFORM_OWNERS)")
+	fs.StringVar(&clientApps, "client-apps", env("CASEGRAPH_CLIENT_APPS", ""),
+		"comma-separated client_id values of applications that may act On-Behalf-Of a user (CASEGRAPH_CLIENT_APPS)")
 	fs.StringVar(&issuers, "oidc-issuers", env("CASEGRAPH_OIDC_ISSUERS", ""), "comma-separated trusted issuer URLs (CASEGRAPH_OIDC_ISSUERS)")
 	fs.StringVar(&cfg.OIDCKeysURL, "oidc-keys-url", env("CASEGRAPH_OIDC_KEYS_URL", ""), "static JWKS URL for a single issuer (CASEGRAPH_OIDC_KEYS_URL)")
 	fs.StringVar(&cfg.UserIDClaim, "user-id-claim", env("CASEGRAPH_USER_ID_CLAIM", "sub"), "token claim holding the user id (CASEGRAPH_USER_ID_CLAIM)")
@@ -115,6 +118,7 @@ func parseConfig(name string, args []string, stderr io.Writer) (server.Config, e
 	}
 	cfg.TimerInterval = d
 	cfg.PlatformOwners = server.SplitList(owners)
+	cfg.ClientApps = server.SplitList(clientApps)
 	cfg.OIDCIssuers = server.SplitList(issuers)
 	cfg.Dev = dev
 	cfg.Version = server.VersionInfo{Version: version, GitCommit: commit, BuiltAt: builtAt}
