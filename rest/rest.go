@@ -117,6 +117,7 @@ func (a *API) Register(m *http.ServeMux) {
 	mux.Handle("GET /identifiers", a.authed(a.identifiers))
 	mux.Handle("GET /identifiers/names", a.authed(a.identifierNames))
 	mux.HandleFunc("GET /api-docs/swagger.json", a.swagger)
+	a.registerStorage(mux)
 }
 
 // authedHandler is a handler that runs for a verified caller.

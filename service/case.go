@@ -78,6 +78,12 @@ func (s *Service) StartCase(ctx context.Context, who auth.Identity, in StartCase
 	err := s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
 		// The reference engine keeps one id space for cases and tenants:
 		// StartCase to a tenant's id reaches that tenant and fails.
+		if retired, err := caseIDRetired(ctx, tx, id); err != nil || retired {
+			if err != nil {
+				return err
+			}
+			return E(op, Invalid, msgStartCaseFailure)
+		}
 		if _, err := db.GetTenant(ctx, tx, id); err == nil {
 			return E(op, Invalid, msgStartCaseFailure)
 		} else if !errors.Is(err, db.ErrNotFound) {

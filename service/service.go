@@ -31,6 +31,9 @@ type Config struct {
 	// may run commands on behalf of the user their request names in
 	// On-Behalf-Of.
 	ClientApps []string
+	// ArchiveDir is the directory archived cases are written to; empty
+	// turns archiving off (Unavailable).
+	ArchiveDir string
 	// DefaultTenant is used when a request names no tenant. Default "world".
 	DefaultTenant string
 	// Version describes the running build.
@@ -59,6 +62,7 @@ type Service struct {
 	db             *db.DB
 	platformOwners map[string]bool
 	clientApps     map[string]bool
+	archiveDir     string
 	defaultTenant  string
 	version        VersionInfo
 	identityHealth func(ctx context.Context) (bool, string)
@@ -80,6 +84,7 @@ func New(d *db.DB, cfg Config) *Service {
 		db:             d,
 		platformOwners: make(map[string]bool),
 		clientApps:     make(map[string]bool),
+		archiveDir:     cfg.ArchiveDir,
 		defaultTenant:  cfg.DefaultTenant,
 		version:        cfg.Version,
 		identityHealth: cfg.IdentityHealth,

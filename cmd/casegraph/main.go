@@ -98,6 +98,8 @@ func parseConfig(name string, args []string, stderr io.Writer) (server.Config, e
 	fs.StringVar(&owners, "platform-owners", env("CASEGRAPH_PLATFORM_OWNERS", ""), "comma-separated platform owner user ids (CASEGRAPH_PLATFORM_OWNERS)")
 	fs.StringVar(&clientApps, "client-apps", env("CASEGRAPH_CLIENT_APPS", ""),
 		"comma-separated client_id values of applications that may act On-Behalf-Of a user (CASEGRAPH_CLIENT_APPS)")
+	fs.StringVar(&cfg.ArchiveDir, "archive-dir", env("CASEGRAPH_ARCHIVE_DIR", ""),
+		"directory of archived cases' JSON documents; default the data dir's archive/ (CASEGRAPH_ARCHIVE_DIR)")
 	fs.StringVar(&issuers, "oidc-issuers", env("CASEGRAPH_OIDC_ISSUERS", ""), "comma-separated trusted issuer URLs (CASEGRAPH_OIDC_ISSUERS)")
 	fs.StringVar(&cfg.OIDCKeysURL, "oidc-keys-url", env("CASEGRAPH_OIDC_KEYS_URL", ""), "static JWKS URL for a single issuer (CASEGRAPH_OIDC_KEYS_URL)")
 	fs.StringVar(&cfg.UserIDClaim, "user-id-claim", env("CASEGRAPH_USER_ID_CLAIM", "sub"), "token claim holding the user id (CASEGRAPH_USER_ID_CLAIM)")

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -34,6 +35,10 @@ type Config struct {
 	// claim) that may run commands on behalf of the user named in a
 	// request's On-Behalf-Of header. Default: none. (CASEGRAPH_CLIENT_APPS)
 	ClientApps []string
+	// ArchiveDir receives the JSON documents of archived cases (PUT
+	// /storage/case/{id}/archive). Default DataDir/archive.
+	// (CASEGRAPH_ARCHIVE_DIR)
+	ArchiveDir string
 	// OIDCIssuers are the trusted token issuers, matched exactly against
 	// `iss`. (CASEGRAPH_OIDC_ISSUERS)
 	OIDCIssuers []string
@@ -281,6 +286,9 @@ func (c Config) withDefaults() Config {
 	}
 	c.PlatformOwners = nonEmpty(c.PlatformOwners)
 	c.ClientApps = nonEmpty(c.ClientApps)
+	if c.ArchiveDir == "" {
+		c.ArchiveDir = filepath.Join(c.DataDir, "archive")
+	}
 	c.OIDCIssuers = nonEmpty(c.OIDCIssuers)
 	if c.TimerInterval <= 0 {
 		c.TimerInterval = 200 * time.Millisecond
