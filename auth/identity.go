@@ -9,6 +9,15 @@ import "context"
 type Identity struct {
 	// UserID is the value of the configured user-id claim, used verbatim.
 	UserID string
+	// CorrelationID is the request's CorrelationId header: stored with
+	// every event the request causes. Empty when the request sent none.
+	CorrelationID string
+	// ClientID is the token's `client_id` claim: set for a client
+	// application's (system account's) token, empty for a user's.
+	ClientID string
+	// OnBehalfOf is the request's On-Behalf-Of header: the user a client
+	// application asks to act as. Package service decides whether it may.
+	OnBehalfOf string
 }
 
 type identityKey struct{}

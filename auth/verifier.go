@@ -113,7 +113,8 @@ func NewVerifier(cfg Config) (*Verifier, error) {
 	return v, nil
 }
 
-// Authenticate verifies the bearer token of r. A missing or bad token gives
+// Authenticate verifies the bearer token of r and reads the request's
+// CorrelationId and On-Behalf-Of headers into the identity. A missing or bad token gives
 // a *TokenError; an unreachable identity provider gives an error wrapping
 // ErrIDPUnreachable.
 func (v *Verifier) Authenticate(r *http.Request) (Identity, error) {
@@ -125,7 +126,13 @@ func (v *Verifier) Authenticate(r *http.Request) (Identity, error) {
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
 		return Identity{}, errMissingToken
 	}
-	return v.Verify(r.Context(), strings.TrimSpace(token))
+	who, err := v.Verify(r.Context(), strings.TrimSpace(token))
+	if err != nil {
+		return Identity{}, err
+	}
+	who.CorrelationID = strings.TrimSpace(r.Header.Get("CorrelationId"))
+	who.OnBehalfOf = strings.TrimSpace(r.Header.Get("On-Behalf-Of"))
+	return who, nil
 }
 
 // Verify checks a raw JWT.
@@ -177,7 +184,8 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (Identity, error) {
 	if !ok {
 		return Identity{}, tokenErrorf("Invalid token: claim '%s' is missing", v.claim)
 	}
-	return Identity{UserID: user}, nil
+	clientID, _ := claims["client_id"].(string)
+	return Identity{UserID: user, ClientID: clientID}, nil
 }
 
 func (v *Verifier) setUnreachable(msg string) {

@@ -67,6 +67,8 @@ type caseEventRow struct {
 	Payload string    `bun:"payload"`
 	UserID  string    `bun:"user_id"`
 	At      time.Time `bun:"at"`
+	// CorrelationID ties the event to the request that caused it.
+	CorrelationID string `bun:"correlation_id"`
 }
 
 type teamMemberRow struct {
@@ -170,11 +172,13 @@ type CaseWrite struct {
 	State  *engine.Case
 	// Events are the command's events; the last one has sequence number
 	// State.Sequence.
-	Events      []engine.Event
-	User        string
-	At          time.Time
-	Identifiers []Identifier
-	Timers      []engine.Timer
+	Events []engine.Event
+	User   string
+	At     time.Time
+	// CorrelationID is stored with every event of the write.
+	CorrelationID string
+	Identifiers   []Identifier
+	Timers        []engine.Timer
 	// Before, when set, is the case as the command found it: only the read
 	// rows that differ are written. Without it every read row is rewritten.
 	Before *ReadState
@@ -270,7 +274,8 @@ func insertEvents(ctx context.Context, idb bun.IDB, caseID string, w CaseWrite) 
 		if err != nil {
 			return fmt.Errorf("db: encode event %s: %w", e.Type, err)
 		}
-		rows[i] = caseEventRow{CaseID: caseID, Seq: first + int64(i), Type: e.Type, Payload: string(payload), UserID: w.User, At: w.At}
+		rows[i] = caseEventRow{CaseID: caseID, Seq: first + int64(i), Type: e.Type, Payload: string(payload), UserID: w.User, At: w.At,
+			CorrelationID: w.CorrelationID}
 	}
 	if _, err := idb.NewInsert().Model(&rows).Exec(ctx); err != nil {
 		return fmt.Errorf("db: insert case events: %w", err)
@@ -357,6 +362,8 @@ type CaseEvent struct {
 	Payload json.RawMessage
 	UserID  string
 	At      time.Time
+	// CorrelationID is the id of the request (or command) that caused it.
+	CorrelationID string
 }
 
 // CaseEvents returns the events of a case in order.
@@ -367,7 +374,8 @@ func CaseEvents(ctx context.Context, idb bun.IDB, caseID string) ([]CaseEvent, e
 	}
 	out := make([]CaseEvent, len(rows))
 	for i, r := range rows {
-		out[i] = CaseEvent{CaseID: r.CaseID, Seq: r.Seq, Type: r.Type, Payload: json.RawMessage(r.Payload), UserID: r.UserID, At: r.At}
+		out[i] = CaseEvent{CaseID: r.CaseID, Seq: r.Seq, Type: r.Type, Payload: json.RawMessage(r.Payload), UserID: r.UserID, At: r.At,
+			CorrelationID: r.CorrelationID}
 	}
 	return out, nil
 }
@@ -384,7 +392,7 @@ func VisibleCaseEvents(ctx context.Context, idb bun.IDB, userID string, caseIDs 
 		Tenant string `bun:"tenant"`
 	}
 	err := idb.NewSelect().TableExpr("case_events AS e").
-		ColumnExpr("e.case_id, e.seq, e.type, e.payload, e.user_id, e.at, c.tenant").
+		ColumnExpr("e.case_id, e.seq, e.type, e.payload, e.user_id, e.at, e.correlation_id, c.tenant").
 		Join("JOIN cases AS c ON c.id = e.case_id").
 		Where("e.case_id IN (?)", bun.List(caseIDs)).
 		Where(visibleCase("c.id", "c.tenant"), userID, userID).
@@ -394,7 +402,7 @@ func VisibleCaseEvents(ctx context.Context, idb bun.IDB, userID string, caseIDs 
 	}
 	for _, r := range rows {
 		out[r.CaseID] = append(out[r.CaseID], CaseEvent{CaseID: r.CaseID, Tenant: r.Tenant, Seq: r.Seq, Type: r.Type,
-			Payload: json.RawMessage(r.Payload), UserID: r.UserID, At: r.At})
+			Payload: json.RawMessage(r.Payload), UserID: r.UserID, At: r.At, CorrelationID: r.CorrelationID})
 	}
 	return out, nil
 }
@@ -411,4 +419,27 @@ func UserTenantRoles(ctx context.Context, idb bun.IDB, tenant, userID string) ([
 		return nil, fmt.Errorf("db: select user tenant roles: %w", err)
 	}
 	return roles, nil
+}
+
+// maxCaseDepth bounds the walk up a case tree: a sub case chain deeper
+// than this is a corrupt parent link, not a model.
+const maxCaseDepth = 64
+
+// CaseAncestors returns the ids of a case's parent chain, the root first,
+// the case itself last.
+func CaseAncestors(ctx context.Context, idb bun.IDB, id string) ([]string, error) {
+	chain := []string{id}
+	for cur := id; len(chain) < maxCaseDepth; {
+		var parent string
+		err := idb.NewSelect().Model((*caseRow)(nil)).Column("parent_case_id").Where("id = ?", cur).Scan(ctx, &parent)
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && parent == "") {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("db: select parent case: %w", err)
+		}
+		chain = append([]string{parent}, chain...)
+		cur = parent
+	}
+	return chain, nil
 }

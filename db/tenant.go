@@ -336,3 +336,35 @@ func UsersTenants(ctx context.Context, idb bun.IDB, userIDs []string) (map[strin
 	}
 	return out, nil
 }
+
+// UsersTenantRoles returns, for those of userIDs with an enabled account
+// in tenant, the roles of that account (sorted; an empty, non-nil slice
+// for an account without roles).
+func UsersTenantRoles(ctx context.Context, idb bun.IDB, tenant string, userIDs []string) (map[string][]string, error) {
+	out := make(map[string][]string)
+	if len(userIDs) == 0 {
+		return out, nil
+	}
+	var rows []struct {
+		UserID string         `bun:"user_id"`
+		Role   sql.NullString `bun:"role"`
+	}
+	err := idb.NewSelect().TableExpr("tenant_users AS u").ColumnExpr("u.user_id, r.role").
+		Join("LEFT JOIN tenant_user_roles AS r ON r.tenant = u.tenant AND r.user_id = u.user_id").
+		Where("u.tenant = ? AND u.enabled AND u.user_id IN (?)", tenant, bun.List(userIDs)).
+		OrderExpr("u.user_id, r.role").Scan(ctx, &rows)
+	if err != nil {
+		return nil, fmt.Errorf("db: select users' tenant roles: %w", err)
+	}
+	for _, r := range rows {
+		roles := out[r.UserID]
+		if roles == nil {
+			roles = []string{}
+		}
+		if r.Role.Valid {
+			roles = append(roles, r.Role.String)
+		}
+		out[r.UserID] = roles
+	}
+	return out, nil
+}

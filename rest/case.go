@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"time"
@@ -255,8 +256,10 @@ func (a *API) makeTransition(w http.ResponseWriter, r *http.Request, who auth.Id
 	caseModified(w, lm)
 }
 
+// caseHistoryEvents serves GET /cases/{id}/history/events: the debug
+// view's entries, all of them.
 func (a *API) caseHistoryEvents(w http.ResponseWriter, r *http.Request, who auth.Identity) {
-	events, err := a.svc.CaseEvents(r.Context(), who, r.PathValue("caseId"))
+	events, err := a.svc.DebugEvents(r.Context(), who, r.PathValue("caseId"), 0, 0)
 	if err != nil {
 		a.writeError(w, r, err)
 		return
@@ -279,22 +282,47 @@ func (a *API) debugEvents(w http.ResponseWriter, r *http.Request, who auth.Ident
 }
 
 // eventJSON is an event as the reference engine's debug and history views
-// show it: its number and offset, its type, and its content with the
-// modelEvent header.
+// show it: its number, its journal offset (a string there), its type, and
+// its content with the modelEvent header.
 type eventJSON struct {
 	Nr      int64          `json:"nr"`
-	Offset  int64          `json:"offset"`
+	Offset  string         `json:"offset"`
 	Type    string         `json:"type"`
 	Content map[string]any `json:"content"`
 }
 
-func toEventsJSON(id string, events []service.CaseEvent) []eventJSON {
+// modelEventJSON is the reference's modelEvent header, in its key order.
+type modelEventJSON struct {
+	Actor         string        `json:"actor"`
+	ActorID       string        `json:"actorId"`
+	CorrelationID string        `json:"correlationId"`
+	Tenant        string        `json:"tenant"`
+	Timestamp     string        `json:"timestamp"`
+	User          eventUserJSON `json:"user"`
+}
+
+type eventUserJSON struct {
+	UserID      string   `json:"userId"`
+	Origin      string   `json:"origin"`
+	TenantRoles []string `json:"tenantRoles"`
+	Groups      []string `json:"groups"`
+}
+
+func toEventsJSON(id string, events []service.DebugEvent) []eventJSON {
 	out := make([]eventJSON, 0, len(events))
 	for _, e := range events {
-		content := map[string]any{}
-		_ = jsonUnmarshal(e.Payload, &content)
-		content["modelEvent"] = map[string]any{"actorId": id, "tenant": e.Tenant, "timestamp": instant(e.At), "user": map[string]any{"id": e.UserID}}
-		out = append(out, eventJSON{Nr: e.Seq, Offset: e.Seq - 1, Type: e.Type, Content: content})
+		// Raw values keep the stored text: clients compare engineVersion
+		// with /version as JSON text, key order included.
+		raw := map[string]json.RawMessage{}
+		_ = jsonUnmarshal(e.Payload, &raw)
+		content := make(map[string]any, len(raw)+1)
+		for k, v := range raw {
+			content[k] = v
+		}
+		u := e.User
+		content["modelEvent"] = modelEventJSON{Actor: e.Actor, ActorID: id, CorrelationID: e.CorrelationID, Tenant: e.Tenant,
+			Timestamp: instant(e.At), User: eventUserJSON{UserID: u.UserID, Origin: u.Origin, TenantRoles: u.TenantRoles, Groups: u.Groups}}
+		out = append(out, eventJSON{Nr: e.Seq, Offset: strconv.FormatInt(e.Seq-1, 10), Type: e.Type, Content: content})
 	}
 	return out
 }

@@ -1,7 +1,9 @@
 package rest_test
 
 import (
+	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -329,24 +331,83 @@ func TestDebugMode(t *testing.T) {
 func TestDebugEvents(t *testing.T) {
 	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
 		id := setupPermit(t, env)
-		var events []struct {
-			Nr, Offset int64
-			Type       string
-			Content    map[string]any
+		type modelEvent struct {
+			Actor, ActorID, CorrelationID, Tenant, Timestamp string
+			User                                             struct {
+				UserID, Origin      string
+				TenantRoles, Groups []string
+			}
 		}
+		type entry struct {
+			Nr      int64
+			Offset  string
+			Type    string
+			Content struct {
+				ModelEvent    modelEvent
+				EngineVersion json.RawMessage
+			}
+		}
+		var events []entry
 		resp := env.Do(servertest.Request{Method: "GET", Path: "/debug/" + id, User: "bob"})
 		expect(t, resp, 200, "")
 		resp.JSON(t, &events)
-		if len(events) < 3 || events[0].Type != "CaseDefinitionApplied" || events[0].Offset != 0 {
+		if len(events) < 3 || events[0].Type != "CaseDefinitionApplied" || events[0].Offset != "0" || events[0].Nr != 1 {
 			t.Fatalf("events = %+v", events[:min(len(events), 3)])
 		}
-		if me, _ := events[0].Content["modelEvent"].(map[string]any); me["tenant"] != "acme" || me["actorId"] != id {
-			t.Fatalf("modelEvent = %v", events[0].Content["modelEvent"])
+		me := events[0].Content.ModelEvent
+		if me.Tenant != "acme" || me.ActorID != id || me.Actor != "Case["+id+"]" || me.User.UserID != "alice" ||
+			me.User.Origin != "Tenant" || me.User.TenantRoles == nil || me.User.Groups == nil || me.CorrelationID == "" {
+			t.Fatalf("modelEvent = %+v", me)
 		}
+		// Every event of one command shares the command's id.
+		for _, e := range events {
+			if e.Content.ModelEvent.CorrelationID != me.CorrelationID {
+				t.Fatalf("event %d has correlation id %q, the start %q", e.Nr, e.Content.ModelEvent.CorrelationID, me.CorrelationID)
+			}
+		}
+		// The version document, as text: clients compare the two so.
+		version := env.Do(servertest.Request{Method: "GET", Path: "/version"}).Body
+		if string(events[0].Content.EngineVersion) != version {
+			t.Fatalf("engineVersion = %s, /version = %s", events[0].Content.EngineVersion, version)
+		}
+		if !strings.HasPrefix(version, `{"name":`) || !strings.Contains(version, `"builtAtString":"`) {
+			t.Fatalf("/version = %s", version)
+		}
+
 		env.Do(servertest.Request{Method: "GET", Path: "/debug/" + id + "?from=1&to=3", User: "bob"}).JSON(t, &events)
-		if len(events) != 2 || events[0].Offset != 1 {
+		if len(events) != 2 || events[0].Offset != "1" {
 			t.Fatalf("paged events = %+v", events)
 		}
+
+		// A CorrelationId header names every event of the request; a
+		// request without one gets a fresh command id.
+		env.Do(servertest.Request{Method: "GET", Path: "/debug/" + id, User: "bob"}).JSON(t, &events)
+		n := len(events)
+		expect(t, env.Do(servertest.Request{Method: "PUT", Path: "/cases/" + id + "/debug/true", User: "bob",
+			Header: map[string]string{"CorrelationId": "my-request-1"}}), 200, "{}")
+		expect(t, env.Do(servertest.Request{Method: "PUT", Path: "/cases/" + id + "/debug/false", User: "bob"}), 200, "{}")
+		env.Do(servertest.Request{Method: "GET", Path: "/debug/" + id + "?from=" + strconv.Itoa(n), User: "bob"}).JSON(t, &events)
+		if len(events) != 4 {
+			t.Fatalf("events after %d = %+v", n, events)
+		}
+		for i, want := range []string{"my-request-1", "my-request-1"} {
+			if got := events[i].Content.ModelEvent.CorrelationID; got != want {
+				t.Errorf("event %d: correlation id %q, want %q", events[i].Nr, got, want)
+			}
+		}
+		if c := events[2].Content.ModelEvent.CorrelationID; c == "my-request-1" || c == me.CorrelationID || c != events[3].Content.ModelEvent.CorrelationID {
+			t.Errorf("the second command's correlation ids: %q, %q", c, events[3].Content.ModelEvent.CorrelationID)
+		}
+		// History shows the same entries.
+		var history []entry
+		env.Do(servertest.Request{Method: "GET", Path: "/cases/" + id + "/history/events", User: "bob"}).JSON(t, &history)
+		if len(history) != n+4 || history[n].Content.ModelEvent.CorrelationID != "my-request-1" {
+			t.Fatalf("history has %d events, correlation %+v", len(history), history[min(n, len(history)-1)].Content.ModelEvent)
+		}
+		long := strings.Repeat("x", 201)
+		expect(t, env.Do(servertest.Request{Method: "PUT", Path: "/cases/" + id + "/debug/true", User: "bob",
+			Header: map[string]string{"CorrelationId": long}}), 400, "The CorrelationId header must not be longer than 200 characters")
+
 		// The reference engine shows it to every user of the tenant and to
 		// platform owners; here the team decides, as for every case read.
 		expect(t, env.Do(servertest.Request{Method: "POST", Path: "/tenant/acme/users", User: "alice", Body: map[string]any{"userId": "carl"}}), 204, "")

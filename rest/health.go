@@ -57,22 +57,5 @@ func (a *API) optionalCaller(r *http.Request) *auth.Identity {
 }
 
 func (a *API) version(w http.ResponseWriter, r *http.Request) {
-	v := a.svc.Version()
-	builtAt := ""
-	var builtAtMillis int64
-	if !v.BuiltAt.IsZero() {
-		builtAt = v.BuiltAt.UTC().Format("2006-01-02 15:04:05.000Z")
-		builtAtMillis = v.BuiltAt.UnixMilli()
-	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"name":                  v.Name,
-		"organization":          "casegraph",
-		"version":               v.Version,
-		"description":           "CaseGraph, a CMMN case-management engine",
-		"gitHeadCommit":         v.GitCommit,
-		"gitCurrentBranch":      v.GitBranch,
-		"gitUncommittedChanges": v.Uncommitted,
-		"builtAtString":         builtAt,
-		"builtAtMillis":         builtAtMillis,
-	})
+	writeJSON(w, http.StatusOK, a.svc.VersionDocument())
 }

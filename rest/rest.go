@@ -119,6 +119,7 @@ func (a *API) Register(m *http.ServeMux) {
 	mux.HandleFunc("GET /api-docs/swagger.json", a.swagger)
 	mux.HandleFunc("GET /api-docs", a.apiDocs)
 	mux.HandleFunc("GET /api-docs/redoc.standalone.js", a.apiDocsScript)
+	a.registerStorage(mux)
 }
 
 // authedHandler is a handler that runs for a verified caller.

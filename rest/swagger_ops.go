@@ -19,6 +19,7 @@ var tagDescriptions = map[string]string{
 	"tasks":       "Human tasks: inbox, claim, assign, delegate, revoke, save, validate, complete",
 	"debug":       "The raw event view of a case",
 	"identifiers": "Business identifiers of cases",
+	"storage":     "Archive, restore and delete cases and tenants",
 }
 
 var pathParamDescriptions = map[string]string{
@@ -232,5 +233,14 @@ var operations = func() map[string]operation {
 		params:   append([]param{tenantQuery(), query("name", "identifier name")}, pagingParams()...),
 		response: arrayOf(obj(true, "caseInstanceId", str(""), "tenant", str(""), "name", str(""), "value", str("")))})
 	add("GET /identifiers/names", operation{summary: "Names of the business identifiers", params: []param{tenantQuery()}, response: stringList()})
+	accepted := func(summary string, errs ...int) operation {
+		return operation{summary: summary, status: http.StatusAccepted, respType: "text/plain",
+			response: str("The request has been accepted for processing, but the processing has not been completed."),
+			errors:   errs}
+	}
+	add("PUT /storage/case/{caseId}/archive", accepted("Archive a case with its sub cases into the archive directory; case owners only", 400, 404))
+	add("PUT /storage/case/{caseId}/restore", accepted("Restore an archived case; members of its archived team only", 400, 404))
+	add("DELETE /storage/case/{caseId}", accepted("Delete a case with everything in it; case owners only", 400, 404))
+	add("DELETE /storage/tenant/{tenant}", accepted("Delete a tenant with its users, definitions and cases; tenant owners only", 400, 404))
 	return ops
 }()

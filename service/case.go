@@ -57,6 +57,7 @@ const msgCaseNotFoundFmt = "A case with id '%s' cannot be found."
 // caller may start a case in an existing, enabled tenant; the team decides
 // who may see it afterwards.
 func (s *Service) StartCase(ctx context.Context, who auth.Identity, in StartCaseInput) (CaseStarted, error) {
+	who = s.commandIdentity(who)
 	const op = "service.StartCase"
 	if who.UserID == "" {
 		// A token may carry an empty subject; the reference engine lets it
@@ -77,6 +78,12 @@ func (s *Service) StartCase(ctx context.Context, who auth.Identity, in StartCase
 	err := s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
 		// The reference engine keeps one id space for cases and tenants:
 		// StartCase to a tenant's id reaches that tenant and fails.
+		if retired, err := caseIDRetired(ctx, tx, id); err != nil || retired {
+			if err != nil {
+				return err
+			}
+			return E(op, Invalid, msgStartCaseFailure)
+		}
 		if _, err := db.GetTenant(ctx, tx, id); err == nil {
 			return E(op, Invalid, msgStartCaseFailure)
 		} else if !errors.Is(err, db.ErrNotFound) {
@@ -157,9 +164,13 @@ func (s *Service) saveCase(ctx context.Context, idb bun.IDB, def *cmmn.Case, rec
 	if err := s.setOrigins(ctx, idb, rec.Tenant, c.Team.Members); err != nil {
 		return 0, err
 	}
+	corr, err := correlationID(ctx, who)
+	if err != nil {
+		return 0, err
+	}
 	ids := identifiersOf(def, c)
-	w := db.CaseWrite{Record: rec, State: c, Events: events, User: who.UserID, At: c.LastModified, Identifiers: ids, Timers: c.Timers(),
-		MaxFileSize: s.limits.CaseFileBytes}
+	w := db.CaseWrite{Record: rec, State: c, Events: s.withEngineVersion(events), User: who.UserID, At: c.LastModified, Identifiers: ids,
+		Timers: c.Timers(), MaxFileSize: s.limits.CaseFileBytes, CorrelationID: corr}
 	if before != nil {
 		w.Before = &db.ReadState{State: before, Identifiers: identifiersOf(def, before), Timers: before.Timers()}
 	}
@@ -254,6 +265,7 @@ func (s *Service) memberCase(ctx context.Context, idb bun.IDB, op string, who au
 // caseCommand runs one engine command on a case for a team member, in one
 // transaction, retried when another command on the case won the race.
 func (s *Service) caseCommand(ctx context.Context, op string, who auth.Identity, id string, cmd engine.Command) (LastModified, error) {
+	who = s.commandIdentity(who)
 	var lm LastModified
 	err := s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
 		ca, err := s.memberCase(ctx, tx, op, who, id)

@@ -458,21 +458,3 @@ const (
 	FileReplace = engine.FileReplace
 	FileDelete  = engine.FileDelete
 )
-
-// DebugEvents returns the events of a case numbered from `from` up to
-// `to` (exclusive; 0 for all), for the reference engine's debug route. The
-// reference opens it to every user of the case's tenant and to platform
-// owners; here, as everywhere, only the case's team sees the case.
-func (s *Service) DebugEvents(ctx context.Context, who auth.Identity, modelID string, from, to int64) ([]CaseEvent, error) {
-	events, err := s.CaseEvents(ctx, who, modelID)
-	if err != nil {
-		return nil, err
-	}
-	out := events[:0]
-	for _, e := range events {
-		if e.Seq-1 >= from && (to <= 0 || e.Seq-1 < to) {
-			out = append(out, e)
-		}
-	}
-	return out, nil
-}

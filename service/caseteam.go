@@ -58,6 +58,7 @@ func teamView(caseID string, team Team, roles []string) TeamView {
 
 // SetCaseTeam replaces a case's whole team. Case owners only.
 func (s *Service) SetCaseTeam(ctx context.Context, who auth.Identity, caseID string, members []MemberInput) (LastModified, error) {
+	who = s.commandIdentity(who)
 	const op = "service.SetCaseTeam"
 	return s.teamCommand(ctx, op, who, caseID, func(ca caseAccess, def teamDefinition) (string, any, error) {
 		if len(members) == 0 {
@@ -93,6 +94,7 @@ type MemberUpdate struct {
 // UpsertCaseTeamMembers adds or changes memberships. Case owners only. The
 // team must keep an owner.
 func (s *Service) UpsertCaseTeamMembers(ctx context.Context, who auth.Identity, caseID string, updates []MemberUpdate) (LastModified, error) {
+	who = s.commandIdentity(who)
 	const op = "service.UpsertCaseTeamMembers"
 	return s.teamCommand(ctx, op, who, caseID, func(ca caseAccess, def teamDefinition) (string, any, error) {
 		if len(updates) == 0 {
@@ -159,6 +161,7 @@ func (s *Service) UpsertCaseTeamMembers(ctx context.Context, who auth.Identity, 
 // RemoveCaseTeamMember removes a membership. Case owners only. The member
 // must be in the team and the team must keep an owner.
 func (s *Service) RemoveCaseTeamMember(ctx context.Context, who auth.Identity, caseID, memberID string, typ engine.MemberType) (LastModified, error) {
+	who = s.commandIdentity(who)
 	const op = "service.RemoveCaseTeamMember"
 	if typ == "" {
 		typ = UserMember
@@ -200,6 +203,7 @@ func (s *Service) teamCommand(ctx context.Context, op string, who auth.Identity,
 // ownersOnly limits it to case owners; it is always limited to members.
 func (s *Service) stateCommand(ctx context.Context, op string, who auth.Identity, caseID string, ownersOnly bool,
 	change func(ca caseAccess, def teamDefinition) (eventType string, payload any, err error)) (LastModified, error) {
+	who = s.commandIdentity(who)
 	var lm LastModified
 	err := s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
 		ca, err := s.memberCase(ctx, tx, op, who, caseID)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/casegraph/casegraph/auth"
+	"github.com/casegraph/casegraph/engine"
 )
 
 // VersionInfo describes the running build.
@@ -19,6 +20,61 @@ type VersionInfo struct {
 
 // Version returns the running build's version. Needs no identity.
 func (s *Service) Version() VersionInfo { return s.version }
+
+// VersionDocument is the running build as the reference engine's
+// /version answers it (sbt BuildInfo). Its field order is part of the
+// contract: clients compare it, as JSON text, with the engineVersion of
+// CaseDefinitionApplied, which holds the same document.
+type VersionDocument struct {
+	Name                  string `json:"name"`
+	Organization          string `json:"organization"`
+	Version               string `json:"version"`
+	Description           string `json:"description"`
+	GitHeadCommit         string `json:"gitHeadCommit"`
+	GitCurrentBranch      string `json:"gitCurrentBranch"`
+	GitUncommittedChanges bool   `json:"gitUncommittedChanges"`
+	BuiltAtString         string `json:"builtAtString"`
+	BuiltAtMillis         int64  `json:"builtAtMillis"`
+}
+
+// VersionDocument returns the running build's version document. Needs
+// no identity.
+func (s *Service) VersionDocument() VersionDocument {
+	v := s.version
+	d := VersionDocument{Name: v.Name, Organization: "casegraph", Version: v.Version,
+		Description: "CaseGraph, a CMMN case-management engine", GitHeadCommit: v.GitCommit, GitCurrentBranch: v.GitBranch,
+		GitUncommittedChanges: v.Uncommitted}
+	if !v.BuiltAt.IsZero() {
+		d.BuiltAtString = v.BuiltAt.UTC().Format("2006-01-02 15:04:05.000Z")
+		d.BuiltAtMillis = v.BuiltAt.UnixMilli()
+	}
+	return d
+}
+
+// definitionApplied is CaseDefinitionApplied as stored: with the engine
+// version that ran the case, which the pure engine cannot know.
+type definitionApplied struct {
+	engine.CaseDefinitionApplied
+	EngineVersion VersionDocument `json:"engineVersion"`
+}
+
+// withEngineVersion stamps the running build into the command's
+// CaseDefinitionApplied events (a new case, a new sub case).
+func (s *Service) withEngineVersion(events []engine.Event) []engine.Event {
+	for i, e := range events {
+		var p engine.CaseDefinitionApplied
+		switch v := e.Payload.(type) {
+		case engine.CaseDefinitionApplied:
+			p = v
+		case *engine.CaseDefinitionApplied:
+			p = *v
+		default:
+			continue
+		}
+		events[i].Payload = definitionApplied{CaseDefinitionApplied: p, EngineVersion: s.VersionDocument()}
+	}
+	return events
+}
 
 // MeasurePoint is one indicator of the health report.
 type MeasurePoint struct {

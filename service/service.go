@@ -27,6 +27,13 @@ type Config struct {
 	// tenants; compared case-insensitively. They have no rights inside a
 	// tenant unless they are its users.
 	PlatformOwners []string
+	// ClientApps are the `client_id` values of client applications that
+	// may run commands on behalf of the user their request names in
+	// On-Behalf-Of.
+	ClientApps []string
+	// ArchiveDir is the directory archived cases are written to; empty
+	// turns archiving off (Unavailable).
+	ArchiveDir string
 	// DefaultTenant is used when a request names no tenant. Default "world".
 	DefaultTenant string
 	// Version describes the running build.
@@ -54,6 +61,8 @@ type Config struct {
 type Service struct {
 	db             *db.DB
 	platformOwners map[string]bool
+	clientApps     map[string]bool
+	archiveDir     string
 	defaultTenant  string
 	version        VersionInfo
 	identityHealth func(ctx context.Context) (bool, string)
@@ -74,6 +83,8 @@ func New(d *db.DB, cfg Config) *Service {
 	s := &Service{
 		db:             d,
 		platformOwners: make(map[string]bool),
+		clientApps:     make(map[string]bool),
+		archiveDir:     cfg.ArchiveDir,
 		defaultTenant:  cfg.DefaultTenant,
 		version:        cfg.Version,
 		identityHealth: cfg.IdentityHealth,
@@ -91,6 +102,11 @@ func New(d *db.DB, cfg Config) *Service {
 	for _, o := range cfg.PlatformOwners {
 		if o = strings.TrimSpace(o); o != "" {
 			s.platformOwners[strings.ToLower(o)] = true
+		}
+	}
+	for _, c := range cfg.ClientApps {
+		if c = strings.TrimSpace(c); c != "" {
+			s.clientApps[c] = true
 		}
 	}
 	if s.defaultTenant == "" {
@@ -121,6 +137,7 @@ func (s *Service) command(ctx context.Context, op string, fn func(ctx context.Co
 	var err error
 	timers := new(bool)
 	ctx = context.WithValue(ctx, timersSetKey{}, timers)
+	ctx = context.WithValue(ctx, commandIDKey{}, newUUID())
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		*timers = false
 		err = s.db.InTx(ctx, fn)
@@ -140,6 +157,28 @@ func (s *Service) command(ctx context.Context, op string, fn func(ctx context.Co
 		}
 	}
 	return wrap(op, err)
+}
+
+type commandIDKey struct{}
+
+// maxCorrelationID bounds the CorrelationId header a caller may send: it
+// is stored with every event.
+const maxCorrelationID = 200
+
+// correlationID is what the events of a command are tied to: the
+// request's CorrelationId header, else the command's own id, as in the
+// reference engine.
+func correlationID(ctx context.Context, who auth.Identity) (string, error) {
+	if who.CorrelationID != "" {
+		if len(who.CorrelationID) > maxCorrelationID {
+			return "", Ef("service.correlationID", Invalid, "The CorrelationId header must not be longer than %d characters", maxCorrelationID)
+		}
+		return who.CorrelationID, nil
+	}
+	if id, ok := ctx.Value(commandIDKey{}).(string); ok {
+		return id, nil
+	}
+	return newUUID(), nil
 }
 
 // isPlatformOwner reports whether userID is configured as a platform owner.

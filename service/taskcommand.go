@@ -19,6 +19,7 @@ import (
 // the team of; anyone else gets the very NotFound an unknown task id gets.
 // A command that changes nothing (claiming one's own task) succeeds.
 func (s *Service) taskCommand(ctx context.Context, op string, who auth.Identity, taskID string, cmd engine.Command) (LastModified, error) {
+	who = s.commandIdentity(who)
 	caseID, err := s.taskCase(ctx, op, who, taskID)
 	if err != nil {
 		return LastModified{}, err
@@ -41,8 +42,16 @@ func (s *Service) taskCase(ctx context.Context, op string, who auth.Identity, ta
 // ClaimTask makes the caller the task's assignee. The caller needs the
 // task's performer role (owners manage every role). As in the reference
 // engine (since 1.1.32), a task someone else holds is taken over at once.
+//
+// A client application may not claim, not even on behalf of a user: a
+// claim is a person taking work, as in the reference engine's
+// TestClientApp.
 func (s *Service) ClaimTask(ctx context.Context, who auth.Identity, taskID string) (LastModified, error) {
-	return s.taskCommand(ctx, "service.ClaimTask", who, taskID, engine.ClaimTask{TaskID: taskID})
+	const op = "service.ClaimTask"
+	if s.isClientApp(who) {
+		return LastModified{}, E(op, NotAllowed, msgClientAppClaim)
+	}
+	return s.taskCommand(ctx, op, who, taskID, engine.ClaimTask{TaskID: taskID})
 }
 
 // AssignTask assigns the task to assignee. The caller needs the performer
@@ -82,6 +91,7 @@ func (s *Service) RevokeTask(ctx context.Context, who auth.Identity, taskID stri
 // task. A task with a validator is checked by it first, outside the
 // command's transaction.
 func (s *Service) CompleteTask(ctx context.Context, who auth.Identity, taskID string, output map[string]any) (LastModified, error) {
+	who = s.commandIdentity(who)
 	const op = "service.CompleteTask"
 	caseID, err := s.taskCase(ctx, op, who, taskID)
 	if err != nil {
@@ -248,6 +258,7 @@ func (s *Service) DiscretionaryItemsOf(ctx context.Context, v CaseView) ([]Discr
 // PlanDiscretionaryItem plans a discretionary item under a stage or human
 // task; it returns the new plan item's id.
 func (s *Service) PlanDiscretionaryItem(ctx context.Context, who auth.Identity, caseID string, cmd engine.PlanDiscretionaryItem) (string, LastModified, error) {
+	who = s.commandIdentity(who)
 	const op = "service.PlanDiscretionaryItem"
 	if cmd.PlanItemID == "" {
 		cmd.PlanItemID = newPlanItemID()

@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 )
@@ -129,5 +131,27 @@ func TestHealthCommand(t *testing.T) {
 	}
 	if got := localURL(":2027"); got != "http://127.0.0.1:2027" {
 		t.Errorf("localURL(:2027) = %s", got)
+	}
+}
+
+// TestSettingsAreDocumented keeps the configuration tables of README.md
+// and docs/configuration.md current: each names every flag of serve with
+// its variable.
+func TestSettingsAreDocumented(t *testing.T) {
+	for _, doc := range []string{"../../README.md", "../../docs/configuration.md"} {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		serveFlagSet(io.Discard).VisitAll(func(f *flag.Flag) {
+			m := envInUsage.FindStringSubmatch(f.Usage)
+			if m == nil {
+				return
+			}
+			row := fmt.Sprintf("| `%s` | `-%s` |", m[1], f.Name)
+			if !strings.Contains(string(b), row) {
+				t.Errorf("%s has no row %s", doc, row)
+			}
+		})
 	}
 }

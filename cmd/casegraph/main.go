@@ -100,6 +100,7 @@ func configFlags(name string, stderr io.Writer) (fs *flag.FlagSet, finish func()
 	var (
 		cfg                       server.Config
 		owners, issuers, logLevel string
+		clientApps                string
 		timerInterval             string
 		dev                       bool
 	)
@@ -107,6 +108,10 @@ func configFlags(name string, stderr io.Writer) (fs *flag.FlagSet, finish func()
 	fs.StringVar(&cfg.DatabaseURL, "database-url", env("DATABASE_URL", ""), "postgres:// URL; empty for embedded SQLite (DATABASE_URL)")
 	fs.StringVar(&cfg.DataDir, "data-dir", env("CASEGRAPH_DATA_DIR", "./data"), "directory of the SQLite file and the dev key (CASEGRAPH_DATA_DIR)")
 	fs.StringVar(&owners, "platform-owners", env("CASEGRAPH_PLATFORM_OWNERS", ""), "comma-separated platform owner user ids (CASEGRAPH_PLATFORM_OWNERS)")
+	fs.StringVar(&clientApps, "client-apps", env("CASEGRAPH_CLIENT_APPS", ""),
+		"comma-separated client_id values of applications that may act On-Behalf-Of a user (CASEGRAPH_CLIENT_APPS)")
+	fs.StringVar(&cfg.ArchiveDir, "archive-dir", env("CASEGRAPH_ARCHIVE_DIR", ""),
+		"directory of archived cases' JSON documents; default the data dir's archive/ (CASEGRAPH_ARCHIVE_DIR)")
 	fs.StringVar(&issuers, "oidc-issuers", env("CASEGRAPH_OIDC_ISSUERS", ""), "comma-separated trusted issuer URLs (CASEGRAPH_OIDC_ISSUERS)")
 	fs.StringVar(&cfg.OIDCKeysURL, "oidc-keys-url", env("CASEGRAPH_OIDC_KEYS_URL", ""), "static JWKS URL for a single issuer (CASEGRAPH_OIDC_KEYS_URL)")
 	fs.StringVar(&cfg.UserIDClaim, "user-id-claim", env("CASEGRAPH_USER_ID_CLAIM", "sub"), "token claim holding the user id (CASEGRAPH_USER_ID_CLAIM)")
@@ -130,6 +135,7 @@ func configFlags(name string, stderr io.Writer) (fs *flag.FlagSet, finish func()
 		}
 		cfg.TimerInterval = d
 		cfg.PlatformOwners = server.SplitList(owners)
+		cfg.ClientApps = server.SplitList(clientApps)
 		cfg.OIDCIssuers = server.SplitList(issuers)
 		cfg.Dev = dev
 		cfg.Version = buildInfo()

@@ -147,7 +147,7 @@ func TestValidateCommand(t *testing.T) {
 		t.Fatalf("validating testdata/cmmn: %v, but it holds invalid models", err)
 	}
 	checkVerdicts(t, out.String(), "/invalid_", 10)
-	if !strings.Contains(out.String(), "INVALID  ../../testdata/cmmn/invalid_recursion.xml\n         - case \"Loop\"") {
+	if !strings.Contains(out.String(), "INVALID  ../../testdata/cmmn/invalid_recursion.xml\n         - loop.case: CaseTask 'Again' leads to infinite recursion, because") {
 		t.Errorf("invalid_recursion.xml was not reported with its problem:\n%s", out.String())
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -30,6 +31,14 @@ type Config struct {
 	// PlatformOwners may create, enable and disable tenants. Default: none,
 	// or "admin" in development mode. (CASEGRAPH_PLATFORM_OWNERS)
 	PlatformOwners []string
+	// ClientApps are the client applications (a token's `client_id`
+	// claim) that may run commands on behalf of the user named in a
+	// request's On-Behalf-Of header. Default: none. (CASEGRAPH_CLIENT_APPS)
+	ClientApps []string
+	// ArchiveDir receives the JSON documents of archived cases (PUT
+	// /storage/case/{id}/archive). Default DataDir/archive.
+	// (CASEGRAPH_ARCHIVE_DIR)
+	ArchiveDir string
 	// OIDCIssuers are the trusted token issuers, matched exactly against
 	// `iss`. (CASEGRAPH_OIDC_ISSUERS)
 	OIDCIssuers []string
@@ -276,6 +285,10 @@ func (c Config) withDefaults() Config {
 		c.DefaultTenant = "world"
 	}
 	c.PlatformOwners = nonEmpty(c.PlatformOwners)
+	c.ClientApps = nonEmpty(c.ClientApps)
+	if c.ArchiveDir == "" {
+		c.ArchiveDir = filepath.Join(c.DataDir, "archive")
+	}
 	c.OIDCIssuers = nonEmpty(c.OIDCIssuers)
 	if c.TimerInterval <= 0 {
 		c.TimerInterval = 200 * time.Millisecond

@@ -75,6 +75,8 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 	}
 	svc := service.New(d, service.Config{
 		PlatformOwners: cfg.PlatformOwners,
+		ClientApps:     cfg.ClientApps,
+		ArchiveDir:     cfg.ArchiveDir,
 		DefaultTenant:  cfg.DefaultTenant,
 		Version: service.VersionInfo{
 			Name: "casegraph", Version: cfg.Version.Version, GitCommit: cfg.Version.GitCommit, BuiltAt: builtAt,

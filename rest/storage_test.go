@@ -1,0 +1,98 @@
+package rest_test
+
+import (
+	"context"
+	"maps"
+	"testing"
+
+	"github.com/casegraph/casegraph/cmd/casegraph/server/servertest"
+)
+
+// allTables are every table of the schema but the migrator's own.
+var allTables = []string{"tenants", "tenant_users", "tenant_user_roles", "definition_documents", "definitions",
+	"definition_deployments", "cases", "case_events", "case_team_members", "case_team_roles", "plan_items", "tasks",
+	"case_files", "case_identifiers", "case_timers", "retired_case_ids"}
+
+func rowCounts(t *testing.T, env *servertest.Env) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for _, table := range allTables {
+		n, err := env.Server.DB().NewSelect().TableExpr(table).Count(context.Background())
+		if err != nil {
+			t.Fatalf("count %s: %v", table, err)
+		}
+		out[table] = int(n)
+	}
+	return out
+}
+
+func sameCounts(t *testing.T, what string, got, want map[string]int) {
+	t.Helper()
+	if !maps.Equal(got, want) {
+		t.Fatalf("%s: row counts %v, want %v", what, got, want)
+	}
+}
+
+// TestStorage archives, restores and deletes a case and deletes a tenant
+// (reference §1.14), counting the rows of every table around each step.
+func TestStorage(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		accepted := "The request has been accepted for processing, but the processing has not been completed."
+		empty := rowCounts(t, env)
+		createTenant(t, env, "acme")
+		expect(t, deploy(env, "alice", "permit.xml", readModel(t, "permit.xml")), 204, "")
+		noCase := rowCounts(t, env)
+		id := startPermit(t, env, "permit-1")
+		withCase := rowCounts(t, env)
+		get := func(user string) *servertest.Response {
+			return env.Do(servertest.Request{Method: "GET", Path: "/cases/" + id, User: user})
+		}
+		caseBefore := get("alice").Body
+		historyBefore := env.Do(servertest.Request{Method: "GET", Path: "/cases/" + id + "/history/events", User: "alice"}).Body
+		notFound := "A case with id '" + id + "' cannot be found."
+		do := func(user, method, path string) *servertest.Response {
+			return env.Do(servertest.Request{Method: method, Path: path, User: user})
+		}
+
+		// Archive: case owners only; strangers learn nothing.
+		expect(t, do("bob", "PUT", "/storage/case/"+id+"/archive"), 401, "You must be case owner to perform this operation")
+		expect(t, do("zed", "PUT", "/storage/case/"+id+"/archive"), 404, notFound)
+		expect(t, do("alice", "PUT", "/storage/case/nosuch/archive"), 404, "A case with id 'nosuch' cannot be found.")
+		expect(t, do("alice", "PUT", "/storage/case/"+id+"/archive"), 202, accepted)
+		retiredOne := maps.Clone(noCase)
+		retiredOne["retired_case_ids"]++
+		sameCounts(t, "after archive", rowCounts(t, env), retiredOne)
+		expect(t, get("alice"), 404, notFound)
+		// The id stays taken.
+		resp := env.Do(servertest.Request{Method: "POST", Path: "/cases", User: "alice",
+			Body: map[string]any{"definition": "permit", "tenant": "acme", "caseInstanceId": id}})
+		expect(t, resp, 400, "Failure while handling message StartCase. Check the server logs for more details")
+
+		// Restore: back exactly as it was, for members only.
+		expect(t, do("zed", "PUT", "/storage/case/"+id+"/restore"), 404, "An archive of case '"+id+"' cannot be found")
+		expect(t, do("bob", "PUT", "/storage/case/"+id+"/restore"), 202, accepted)
+		sameCounts(t, "after restore", rowCounts(t, env), withCase)
+		expect(t, get("alice"), 200, caseBefore)
+		expect(t, do("alice", "GET", "/cases/"+id+"/history/events"), 200, historyBefore)
+		expect(t, do("alice", "PUT", "/storage/case/"+id+"/restore"), 404, "An archive of case '"+id+"' cannot be found")
+
+		// Delete: owners only, gone for good.
+		expect(t, do("bob", "DELETE", "/storage/case/"+id), 401, "You must be case owner to perform this operation")
+		expect(t, do("alice", "DELETE", "/storage/case/"+id), 202, accepted)
+		sameCounts(t, "after delete", rowCounts(t, env), retiredOne)
+		expect(t, get("alice"), 404, notFound)
+		expect(t, do("alice", "PUT", "/storage/case/"+id+"/restore"), 404, "An archive of case '"+id+"' cannot be found")
+		expect(t, do("alice", "DELETE", "/storage/case/"+id), 404, notFound)
+
+		// Delete a tenant with a running case in it.
+		second := startPermit(t, env, "")
+		expect(t, do("bob", "DELETE", "/storage/tenant/acme"), 401, "Only tenant owners can perform this operation")
+		expect(t, do("alice", "DELETE", "/storage/tenant/nosuch"), 404, "Tenant 'nosuch' does not exist, or user 'alice' is not registered in it")
+		expect(t, do("alice", "DELETE", "/storage/tenant/acme"), 202, accepted)
+		retiredTwo := maps.Clone(empty)
+		retiredTwo["retired_case_ids"] += 2
+		sameCounts(t, "after tenant delete", rowCounts(t, env), retiredTwo)
+		expect(t, get("alice"), 404, notFound)
+		expect(t, do("alice", "GET", "/cases/"+second), 404, "A case with id '"+second+"' cannot be found.")
+	})
+}
