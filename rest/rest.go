@@ -26,6 +26,9 @@ type API struct {
 	logger *slog.Logger
 	// patterns are the routes Register added, for the API description.
 	patterns []string
+	// anonymous limits the anonymous case starts per client address; nil
+	// when anonymous start is off, and its routes are not served.
+	anonymous *limiter
 }
 
 // New returns the REST API over svc.
@@ -120,6 +123,7 @@ func (a *API) Register(m *http.ServeMux) {
 	mux.HandleFunc("GET /api-docs", a.apiDocs)
 	mux.HandleFunc("GET /api-docs/redoc.standalone.js", a.apiDocsScript)
 	a.registerStorage(mux)
+	a.registerAnonymous(mux)
 }
 
 // authedHandler is a handler that runs for a verified caller.

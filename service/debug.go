@@ -75,6 +75,10 @@ func (s *Service) DebugEvents(ctx context.Context, who auth.Identity, modelID st
 		switch {
 		case e.UserID == timerService.UserID:
 			u.Origin = timerService.UserID
+		case s.anonymous != nil && e.UserID == s.anonymous.User.ID:
+			// The configured anonymous user starts anonymous requests'
+			// cases; events keep no origin, so it is told by its id.
+			u.Origin = OriginAnonymous
 		case slices.Contains(tenants[e.UserID], tenant):
 			u.Origin = OriginTenant
 		case len(tenants[e.UserID]) > 0:
