@@ -117,6 +117,7 @@ func (a *API) Register(m *http.ServeMux) {
 	mux.Handle("GET /cases/{caseId}/discretionaryitems", a.authed(a.discretionaryItems))
 	mux.Handle("POST /cases/{caseId}/discretionaryitems/plan", a.authed(a.planDiscretionaryItem))
 	mux.Handle("GET /debug/{modelId}", a.authed(a.debugEvents))
+	mux.Handle("PATCH /debug/force-recovery/{caseId}", a.authed(a.forceRecovery))
 	mux.Handle("GET /identifiers", a.authed(a.identifiers))
 	mux.Handle("GET /identifiers/names", a.authed(a.identifierNames))
 	mux.HandleFunc("GET /api-docs/swagger.json", a.swagger)

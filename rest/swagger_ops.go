@@ -231,6 +231,10 @@ var operations = func() map[string]operation {
 	add("GET /debug/{modelId}", operation{summary: "Raw events of a case",
 		params:   []param{intQuery("from", "first event number"), intQuery("to", "last event number")},
 		response: []eventJSON{}, errors: []int{404}})
+	add("PATCH /debug/force-recovery/{caseId}", operation{summary: "Rebuild the read tables of a case from its recorded state (served only when configured)",
+		response: str("Forced recovery of <caseId>"), respType: "text/plain",
+		description: "Case team members only. Appends no event. 404 when CASEGRAPH_FORCE_RECOVERY is off.",
+		errors:      []int{404, 500}})
 	add("GET /identifiers", operation{summary: "Business identifiers of the caller's cases",
 		params:   append([]param{tenantQuery(), query("name", "identifier name")}, pagingParams()...),
 		response: arrayOf(obj(true, "caseInstanceId", str(""), "tenant", str(""), "name", str(""), "value", str("")))})
