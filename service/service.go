@@ -40,7 +40,7 @@ type Config struct {
 	// its Check.
 	Anonymous *AnonymousConfig
 	// ForceRecovery allows rebuilding a case's read tables from its
-	// events (RecoverCase); off, RecoverCase is NotFound.
+	// recorded state (RecoverCase); off, RecoverCase is NotFound.
 	ForceRecovery bool
 	// Version describes the running build.
 	Version VersionInfo

@@ -115,7 +115,7 @@ func configFlags(name string, stderr io.Writer) (fs *flag.FlagSet, finish func()
 	fs.StringVar(&cfg.AnonymousConfig, "anonymous-config", env("CASEGRAPH_ANONYMOUS_CONFIG", ""),
 		"JSON file configuring anonymous case start (POST /request/case/{type}); empty: off (CASEGRAPH_ANONYMOUS_CONFIG)")
 	fs.BoolVar(&cfg.ForceRecovery, "force-recovery", envBool("CASEGRAPH_FORCE_RECOVERY"),
-		"serve PATCH /debug/force-recovery/{caseId}, rebuilding a case's read tables from its events (CASEGRAPH_FORCE_RECOVERY)")
+		"serve PATCH /debug/force-recovery/{caseId}, rebuilding a case's read tables from its recorded state (CASEGRAPH_FORCE_RECOVERY)")
 	fs.StringVar(&issuers, "oidc-issuers", env("CASEGRAPH_OIDC_ISSUERS", ""), "comma-separated trusted issuer URLs (CASEGRAPH_OIDC_ISSUERS)")
 	fs.StringVar(&cfg.OIDCKeysURL, "oidc-keys-url", env("CASEGRAPH_OIDC_KEYS_URL", ""), "static JWKS URL for a single issuer (CASEGRAPH_OIDC_KEYS_URL)")
 	fs.StringVar(&cfg.UserIDClaim, "user-id-claim", env("CASEGRAPH_USER_ID_CLAIM", "sub"), "token claim holding the user id (CASEGRAPH_USER_ID_CLAIM)")

@@ -45,7 +45,7 @@ type Config struct {
 	// route is not served. (CASEGRAPH_ANONYMOUS_CONFIG)
 	AnonymousConfig string
 	// ForceRecovery serves PATCH /debug/force-recovery/{caseId}, which
-	// rebuilds a case's read tables from its events. Default false: the
+	// rebuilds a case's read tables from its recorded state. Default false: the
 	// route answers 404, as the reference engine's does when debug events
 	// are not open. (CASEGRAPH_FORCE_RECOVERY)
 	ForceRecovery bool
