@@ -215,3 +215,17 @@ func nonNilMap(m map[string]any) map[string]any {
 	}
 	return m
 }
+
+// RebuildCaseReadRows writes every read-table row of a case afresh from its
+// state, dropping whatever rows it had: the repair for read rows that went
+// astray. The case row, its snapshot and its events are left alone.
+func RebuildCaseReadRows(ctx context.Context, idb bun.IDB, rec CaseRecord, st ReadState) error {
+	rows, err := buildReadRows(rec, st)
+	if err != nil {
+		return err
+	}
+	if err := deleteCaseReadRows(ctx, idb, rec.ID, allTables); err != nil {
+		return err
+	}
+	return insertReadRows(ctx, idb, rows, allTables)
+}

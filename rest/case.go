@@ -281,6 +281,27 @@ func (a *API) debugEvents(w http.ResponseWriter, r *http.Request, who auth.Ident
 	writeJSON(w, http.StatusOK, toEventsJSON(r.PathValue("modelId"), events))
 }
 
+// msgNoResource is the HTTP library's text for a 404 of a route it does not
+// serve.
+const msgNoResource = "The requested resource could not be found but may be available again in the future."
+
+// forceRecovery serves PATCH /debug/force-recovery/{caseId}: the case's
+// read tables rebuilt, answered 200 with the reference engine's text. Not
+// configured, the route answers 404 as the reference's does while its
+// debug events are not open.
+func (a *API) forceRecovery(w http.ResponseWriter, r *http.Request, who auth.Identity) {
+	if !a.svc.ForceRecoveryEnabled() {
+		writeText(w, http.StatusNotFound, msgNoResource)
+		return
+	}
+	id := r.PathValue("caseId")
+	if err := a.svc.RecoverCase(r.Context(), who, id); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	writeText(w, http.StatusOK, "Forced recovery of "+id)
+}
+
 // eventJSON is an event as the reference engine's debug and history views
 // show it: its number, its journal offset (a string there), its type, and
 // its content with the modelEvent header.
@@ -318,6 +339,9 @@ func toEventsJSON(id string, events []service.DebugEvent) []eventJSON {
 		content := make(map[string]any, len(raw)+1)
 		for k, v := range raw {
 			content[k] = v
+		}
+		if e.Path != "" {
+			content["path"] = e.Path
 		}
 		u := e.User
 		content["modelEvent"] = modelEventJSON{Actor: e.Actor, ActorID: id, CorrelationID: e.CorrelationID, Tenant: e.Tenant,

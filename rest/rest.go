@@ -26,6 +26,9 @@ type API struct {
 	logger *slog.Logger
 	// patterns are the routes Register added, for the API description.
 	patterns []string
+	// anonymous limits the anonymous case starts per client address; nil
+	// when anonymous start is off, and its routes are not served.
+	anonymous *limiter
 }
 
 // New returns the REST API over svc.
@@ -114,12 +117,14 @@ func (a *API) Register(m *http.ServeMux) {
 	mux.Handle("GET /cases/{caseId}/discretionaryitems", a.authed(a.discretionaryItems))
 	mux.Handle("POST /cases/{caseId}/discretionaryitems/plan", a.authed(a.planDiscretionaryItem))
 	mux.Handle("GET /debug/{modelId}", a.authed(a.debugEvents))
+	mux.Handle("PATCH /debug/force-recovery/{caseId}", a.authed(a.forceRecovery))
 	mux.Handle("GET /identifiers", a.authed(a.identifiers))
 	mux.Handle("GET /identifiers/names", a.authed(a.identifierNames))
 	mux.HandleFunc("GET /api-docs/swagger.json", a.swagger)
 	mux.HandleFunc("GET /api-docs", a.apiDocs)
 	mux.HandleFunc("GET /api-docs/redoc.standalone.js", a.apiDocsScript)
 	a.registerStorage(mux)
+	a.registerAnonymous(mux)
 }
 
 // authedHandler is a handler that runs for a verified caller.

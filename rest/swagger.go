@@ -145,7 +145,7 @@ type operation struct {
 var statusText = map[int]string{
 	200: "OK", 202: "Accepted", 204: "No Content", 304: "Not Modified: the transition had no effect",
 	400: "Bad request: the input or the state does not allow it", 401: "Not authenticated, or not allowed",
-	404: "Not found, or hidden from the caller", 500: "The stored definition cannot be read",
+	404: "Not found, or hidden from the caller", 500: "Internal: a stored definition that cannot be read, or a configuration that cannot serve the request",
 	503: "Unavailable: the database, the identity provider or a competing write; try again",
 }
 

@@ -8,7 +8,8 @@ import (
 // TestOperationsMatchRoutes keeps the description table and the routes in
 // step: every route is described, and every description is of a route.
 func TestOperationsMatchRoutes(t *testing.T) {
-	a := New(nil, nil, nil)
+	// Anonymous start on: its routes are described, served or not.
+	a := New(nil, nil, nil).EnableAnonymous(RateLimit{PerMinute: 1, Burst: 1})
 	a.Register(http.NewServeMux())
 	served := map[string]bool{}
 	for _, p := range a.patterns {

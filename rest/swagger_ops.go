@@ -20,6 +20,7 @@ var tagDescriptions = map[string]string{
 	"debug":       "The raw event view of a case",
 	"identifiers": "Business identifiers of cases",
 	"storage":     "Archive, restore and delete cases and tenants",
+	"request":     "Anonymous case start, when configured",
 }
 
 var pathParamDescriptions = map[string]string{
@@ -37,6 +38,7 @@ var pathParamDescriptions = map[string]string{
 	"groupId":    "consent group id",
 	"taskId":     "task id (the plan item id of the human task)",
 	"modelId":    "case instance id",
+	"type":       "request type: the url of a configured anonymous definition",
 }
 
 func tenantQuery() param {
@@ -229,6 +231,10 @@ var operations = func() map[string]operation {
 	add("GET /debug/{modelId}", operation{summary: "Raw events of a case",
 		params:   []param{intQuery("from", "first event number"), intQuery("to", "last event number")},
 		response: []eventJSON{}, errors: []int{404}})
+	add("PATCH /debug/force-recovery/{caseId}", operation{summary: "Rebuild the read tables of a case from its recorded state (served only when configured)",
+		response: str("Forced recovery of <caseId>"), respType: "text/plain",
+		description: "Case team members only. Appends no event. 404 when CASEGRAPH_FORCE_RECOVERY is off.",
+		errors:      []int{404, 500}})
 	add("GET /identifiers", operation{summary: "Business identifiers of the caller's cases",
 		params:   append([]param{tenantQuery(), query("name", "identifier name")}, pagingParams()...),
 		response: arrayOf(obj(true, "caseInstanceId", str(""), "tenant", str(""), "name", str(""), "value", str("")))})
@@ -242,5 +248,15 @@ var operations = func() map[string]operation {
 	add("PUT /storage/case/{caseId}/restore", accepted("Restore an archived case; members of its archived team only", 400, 404))
 	add("DELETE /storage/case/{caseId}", accepted("Delete a case with everything in it; case owners only", 400, 404))
 	add("DELETE /storage/tenant/{tenant}", accepted("Delete a tenant with its users, definitions and cases; tenant owners only", 400, 404))
+	for _, path := range []string{"/request/case/{type}", "/request/case"} {
+		add("POST "+path, operation{summary: "Start a case anonymously, as the configured anonymous user (served only when configured)",
+			public: true, body: obj(false, "inputs", anyObject(), "caseInstanceId", str("id of the new case; default a generated one"),
+				"debug", schema{"type": "boolean"}),
+			response: str(`{"caseInstanceId": "<id>"}`), respType: "text/plain", header: "Case-Last-Modified",
+			description: "No token. The body of a 200 is a JSON text labelled text/plain, as the reference engine sends it. " +
+				"404 for a type not configured; 500 `Your request bumped into an internal configuration issue and cannot be handled` " +
+				"for whatever the configuration cannot serve; 503 with Retry-After when the caller's address is over its rate limit.",
+			errors: []int{400, 404, 500, 503}})
+	}
 	return ops
 }()

@@ -57,8 +57,21 @@ const msgCaseNotFoundFmt = "A case with id '%s' cannot be found."
 // caller may start a case in an existing, enabled tenant; the team decides
 // who may see it afterwards.
 func (s *Service) StartCase(ctx context.Context, who auth.Identity, in StartCaseInput) (CaseStarted, error) {
-	who = s.commandIdentity(who)
-	const op = "service.StartCase"
+	return s.startCase(ctx, "service.StartCase", s.commandIdentity(who), in, nil)
+}
+
+// startCase starts a case as who. anon, when not nil, is the configured
+// anonymous start: who is the anonymous user, with anon's tenant roles,
+// and what the configuration chose (tenant, definition, team) fails as
+// Internal, not as the caller's mistake.
+func (s *Service) startCase(ctx context.Context, op string, who auth.Identity, in StartCaseInput, anon *anonymousStart) (CaseStarted, error) {
+	// configured classifies a failure of what the configuration chose.
+	configured := func(err error) error {
+		if anon == nil || err == nil {
+			return err
+		}
+		return &Error{Op: op, Kind: Internal, Msg: msgAnonymousConfig, Err: err}
+	}
 	if who.UserID == "" {
 		// A token may carry an empty subject; the reference engine lets it
 		// in and refuses its commands.
@@ -91,32 +104,34 @@ func (s *Service) StartCase(ctx context.Context, who auth.Identity, in StartCase
 		}
 		t, err := db.GetTenant(ctx, tx, tenant)
 		if errors.Is(err, db.ErrNotFound) || (err == nil && !t.Enabled) {
-			return Ef(op, NotFound, "An active tenant with id '%s' cannot be found.", tenant)
+			return configured(Ef(op, NotFound, "An active tenant with id '%s' cannot be found.", tenant))
 		}
 		if err != nil {
 			return err
 		}
 		if err := s.refuseDisabled(ctx, tx, op, who, tenant); err != nil {
-			return err
+			return configured(err)
 		}
 		stored, err := db.GetDefinition(ctx, tx, tenant, definitionFileName(in.Definition))
 		if errors.Is(err, db.ErrNotFound) {
-			return Ef(op, Invalid, "Cannot find or load definition %s", definitionFileName(strings.TrimSpace(in.Definition)))
+			return configured(Ef(op, Invalid, "Cannot find or load definition %s", definitionFileName(strings.TrimSpace(in.Definition))))
 		}
 		if err != nil {
 			return err
 		}
 		defs, err := s.storedDefinitions(ctx, tx, stored.Hash)
 		if err != nil {
-			return err
+			return configured(err)
 		}
 		def := defs.Main()
 		team, err := s.newTeam(ctx, tx, op, def, tenant, who, in.Team)
 		if err != nil {
-			return err
+			return configured(err)
 		}
-		roles, err := db.UserTenantRoles(ctx, tx, tenant, who.UserID)
-		if err != nil {
+		var roles []string
+		if anon != nil {
+			roles = anon.tenantRoles
+		} else if roles, err = db.UserTenantRoles(ctx, tx, tenant, who.UserID); err != nil {
 			return err
 		}
 		actor, _ := actorOf(who, team, roles)

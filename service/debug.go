@@ -1,12 +1,16 @@
 package service
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/casegraph/casegraph/auth"
 	"github.com/casegraph/casegraph/db"
+	"github.com/casegraph/casegraph/engine"
 )
 
 // DebugEvent is a stored event with the metadata the reference engine's
@@ -17,6 +21,9 @@ type DebugEvent struct {
 	Actor string
 	// User is the event's user as the case's tenant knew it when read.
 	User EventUser
+	// Path is the place in the plan of the plan item the event is about;
+	// "" for an event about no plan item.
+	Path string
 }
 
 // EventUser is the user of an event: id, origin (Tenant, Platform, IDP, or
@@ -36,9 +43,16 @@ type EventUser struct {
 // gets NotFound.
 func (s *Service) DebugEvents(ctx context.Context, who auth.Identity, modelID string, from, to int64) ([]DebugEvent, error) {
 	const op = "service.DebugEvents"
-	events, err := s.CaseEvents(ctx, who, modelID)
+	ca, err := s.memberCase(ctx, s.db, op, who, modelID)
 	if err != nil {
 		return nil, err
+	}
+	events, err := db.CaseEvents(ctx, s.db, modelID)
+	if err != nil {
+		return nil, wrap(op, err)
+	}
+	for i := range events {
+		events[i].Tenant = ca.rec.Tenant
 	}
 	var page []CaseEvent
 	for _, e := range events {
@@ -75,6 +89,10 @@ func (s *Service) DebugEvents(ctx context.Context, who auth.Identity, modelID st
 		switch {
 		case e.UserID == timerService.UserID:
 			u.Origin = timerService.UserID
+		case s.anonymous != nil && e.UserID == s.anonymous.User.ID:
+			// The configured anonymous user starts anonymous requests'
+			// cases; events keep no origin, so it is told by its id.
+			u.Origin = OriginAnonymous
 		case slices.Contains(tenants[e.UserID], tenant):
 			u.Origin = OriginTenant
 		case len(tenants[e.UserID]) > 0:
@@ -83,7 +101,51 @@ func (s *Service) DebugEvents(ctx context.Context, who auth.Identity, modelID st
 		if u.TenantRoles == nil {
 			u.TenantRoles = []string{}
 		}
-		out[i] = DebugEvent{CaseEvent: e, Actor: actor, User: u}
+		out[i] = DebugEvent{CaseEvent: e, Actor: actor, User: u, Path: planItemPath(ca.c, eventPlanItem(e.Payload))}
 	}
 	return out, nil
+}
+
+// eventPlanItem is the plan item an event is about: its planItemId, or
+// the taskId of a human-task event (a task's id is its plan item's).
+func eventPlanItem(payload []byte) string {
+	var ids struct {
+		PlanItemID string `json:"planItemId"`
+		TaskID     string `json:"taskId"`
+	}
+	if json.Unmarshal(payload, &ids) != nil {
+		return ""
+	}
+	return cmp.Or(ids.PlanItemID, ids.TaskID)
+}
+
+// planItemPath is a plan item's place in the plan, in the reference
+// engine's actor-path style: the case plan first, then each stage down to
+// the item, each as Type[name], a repetition's index after a dot:
+// "Case[Plan]/Stage[Review]/HumanTask[Approve.1]". The reference does not
+// document its format; clients split it on '/'. "" for no plan item.
+func planItemPath(c *engine.Case, id string) string {
+	if id == "" {
+		return ""
+	}
+	byID := make(map[string]*engine.PlanItem, len(c.PlanItems))
+	for _, p := range c.PlanItems {
+		byID[p.ID] = p
+	}
+	var parts []string
+	for p := byID[id]; p != nil && len(parts) <= len(c.PlanItems); p = byID[p.StageID] {
+		typ, name := p.Type, p.Name
+		if typ == "CasePlan" {
+			typ = "Case"
+		}
+		if p.Index > 0 {
+			name += "." + strconv.Itoa(p.Index)
+		}
+		parts = append(parts, typ+"["+name+"]")
+		if p.StageID == "" {
+			break
+		}
+	}
+	slices.Reverse(parts)
+	return strings.Join(parts, "/")
 }

@@ -36,6 +36,12 @@ type Config struct {
 	ArchiveDir string
 	// DefaultTenant is used when a request names no tenant. Default "world".
 	DefaultTenant string
+	// Anonymous, when set, turns on anonymous case start; it must pass
+	// its Check.
+	Anonymous *AnonymousConfig
+	// ForceRecovery allows rebuilding a case's read tables from its
+	// recorded state (RecoverCase); off, RecoverCase is NotFound.
+	ForceRecovery bool
 	// Version describes the running build.
 	Version VersionInfo
 	// IdentityHealth reports on the identity providers for the health
@@ -64,6 +70,8 @@ type Service struct {
 	clientApps     map[string]bool
 	archiveDir     string
 	defaultTenant  string
+	anonymous      *AnonymousConfig
+	forceRecovery  bool
 	version        VersionInfo
 	identityHealth func(ctx context.Context) (bool, string)
 	now            func() time.Time
@@ -86,6 +94,8 @@ func New(d *db.DB, cfg Config) *Service {
 		clientApps:     make(map[string]bool),
 		archiveDir:     cfg.ArchiveDir,
 		defaultTenant:  cfg.DefaultTenant,
+		anonymous:      cfg.Anonymous,
+		forceRecovery:  cfg.ForceRecovery,
 		version:        cfg.Version,
 		identityHealth: cfg.IdentityHealth,
 		now:            cfg.Now,

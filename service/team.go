@@ -40,6 +40,9 @@ type MemberInput struct {
 	Type      engine.MemberType // UserMember when empty
 	CaseRoles []string
 	IsOwner   bool
+	// Origin of a user member; empty to have it looked up (Tenant,
+	// Platform or IDP). Only configured teams set it.
+	Origin string
 }
 
 // newTeam validates a team against the case definition and records each
@@ -85,7 +88,7 @@ func (s *Service) newTeam(ctx context.Context, idb bun.IDB, op string, def *cmmn
 		if m.IsOwner {
 			owners++
 		}
-		team.Members = append(team.Members, Member{ID: m.ID, Type: m.Type, CaseRoles: uniqueSorted(m.CaseRoles), IsOwner: m.IsOwner})
+		team.Members = append(team.Members, Member{ID: m.ID, Type: m.Type, CaseRoles: uniqueSorted(m.CaseRoles), IsOwner: m.IsOwner, Origin: m.Origin})
 	}
 	if len(dups) > 0 {
 		return Team{}, Ef(op, Invalid, "The request content was malformed: Case team contains duplicate user entries: [%s]", strings.Join(dups, ", "))

@@ -112,6 +112,10 @@ func configFlags(name string, stderr io.Writer) (fs *flag.FlagSet, finish func()
 		"comma-separated client_id values of applications that may act On-Behalf-Of a user (CASEGRAPH_CLIENT_APPS)")
 	fs.StringVar(&cfg.ArchiveDir, "archive-dir", env("CASEGRAPH_ARCHIVE_DIR", ""),
 		"directory of archived cases' JSON documents; default the data dir's archive/ (CASEGRAPH_ARCHIVE_DIR)")
+	fs.StringVar(&cfg.AnonymousConfig, "anonymous-config", env("CASEGRAPH_ANONYMOUS_CONFIG", ""),
+		"JSON file configuring anonymous case start (POST /request/case/{type}); empty: off (CASEGRAPH_ANONYMOUS_CONFIG)")
+	fs.BoolVar(&cfg.ForceRecovery, "force-recovery", envBool("CASEGRAPH_FORCE_RECOVERY"),
+		"serve PATCH /debug/force-recovery/{caseId}, rebuilding a case's read tables from its recorded state (CASEGRAPH_FORCE_RECOVERY)")
 	fs.StringVar(&issuers, "oidc-issuers", env("CASEGRAPH_OIDC_ISSUERS", ""), "comma-separated trusted issuer URLs (CASEGRAPH_OIDC_ISSUERS)")
 	fs.StringVar(&cfg.OIDCKeysURL, "oidc-keys-url", env("CASEGRAPH_OIDC_KEYS_URL", ""), "static JWKS URL for a single issuer (CASEGRAPH_OIDC_KEYS_URL)")
 	fs.StringVar(&cfg.UserIDClaim, "user-id-claim", env("CASEGRAPH_USER_ID_CLAIM", "sub"), "token claim holding the user id (CASEGRAPH_USER_ID_CLAIM)")
@@ -122,7 +126,7 @@ func configFlags(name string, stderr io.Writer) (fs *flag.FlagSet, finish func()
 	fs.StringVar(&logLevel, "log-level", env("CASEGRAPH_LOG_LEVEL", "info"), "debug, info, warn or error (CASEGRAPH_LOG_LEVEL)")
 	cfg.RegisterFlags(fs)
 	return fs, func() (server.Config, slog.Level, error) {
-		if err := checkEnvBools("CASEGRAPH_DEV"); err != nil {
+		if err := checkEnvBools("CASEGRAPH_DEV", "CASEGRAPH_FORCE_RECOVERY"); err != nil {
 			return server.Config{}, 0, err
 		}
 		var level slog.Level

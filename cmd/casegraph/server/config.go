@@ -39,6 +39,16 @@ type Config struct {
 	// /storage/case/{id}/archive). Default DataDir/archive.
 	// (CASEGRAPH_ARCHIVE_DIR)
 	ArchiveDir string
+	// AnonymousConfig names a JSON file that turns on anonymous case start
+	// (POST /request/case/{type}): the anonymous user and the definitions
+	// it may start, as docs/configuration.md shows. Default: none, and the
+	// route is not served. (CASEGRAPH_ANONYMOUS_CONFIG)
+	AnonymousConfig string
+	// ForceRecovery serves PATCH /debug/force-recovery/{caseId}, which
+	// rebuilds a case's read tables from its recorded state. Default false: the
+	// route answers 404, as the reference engine's does when debug events
+	// are not open. (CASEGRAPH_FORCE_RECOVERY)
+	ForceRecovery bool
 	// OIDCIssuers are the trusted token issuers, matched exactly against
 	// `iss`. (CASEGRAPH_OIDC_ISSUERS)
 	OIDCIssuers []string
@@ -135,6 +145,13 @@ type Limits struct {
 	// TokenLeeway is the clock skew allowed on `exp`, `nbf` and `iat`.
 	// Default 30s. (CASEGRAPH_TOKEN_LEEWAY)
 	TokenLeeway time.Duration
+
+	// AnonymousRate is how many anonymous case starts one client address
+	// may make a minute, on average. Default 10. (CASEGRAPH_ANONYMOUS_RATE)
+	AnonymousRate int
+	// AnonymousBurst is how many anonymous case starts one client address
+	// may make at once. Default 5. (CASEGRAPH_ANONYMOUS_BURST)
+	AnonymousBurst int
 }
 
 // DefaultLimits are the limits of a server that configures none.
@@ -143,6 +160,7 @@ var DefaultLimits = Limits{
 	GraphQLMaxCost: 1000000, GraphQLMaxDepth: 12, GraphQLMaxAliases: 100, GraphQLMaxQueryBytes: 64 << 10,
 	RequestTimeout: 30 * time.Second, MaxResponseBytes: 16 << 20, MaxInFlight: 64,
 	DatabaseWait: 60 * time.Second, TokenLeeway: 30 * time.Second,
+	AnonymousRate: 10, AnonymousBurst: 5,
 }
 
 // RegisterFlags adds a flag for every Limits field to fs, each defaulting
@@ -185,6 +203,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	intFlag(&l.MaxResponseBytes, "max-response-bytes", "CASEGRAPH_MAX_RESPONSE_BYTES", d.MaxResponseBytes, "response-size budget of one GraphQL request in bytes")
 	intFlag(&l.MaxInFlight, "max-in-flight", "CASEGRAPH_MAX_IN_FLIGHT", d.MaxInFlight, "most requests served at once; more get 503")
 	durFlag(&l.DatabaseWait, "database-wait", "CASEGRAPH_DATABASE_WAIT", d.DatabaseWait, "how long to wait for the database at start")
+	intFlag(&l.AnonymousRate, "anonymous-rate", "CASEGRAPH_ANONYMOUS_RATE", d.AnonymousRate, "anonymous case starts a minute per client address")
+	intFlag(&l.AnonymousBurst, "anonymous-burst", "CASEGRAPH_ANONYMOUS_BURST", d.AnonymousBurst, "anonymous case starts at once per client address")
 	durFlag(&l.TokenLeeway, "token-leeway", "CASEGRAPH_TOKEN_LEEWAY", d.TokenLeeway, "clock skew allowed on token exp, nbf and iat")
 	fs.StringVar(&l.OIDCAudience, "oidc-audience", os.Getenv("CASEGRAPH_OIDC_AUDIENCE"), "required token audience (CASEGRAPH_OIDC_AUDIENCE)")
 	fs.Func("cors-origins", "comma-separated browser origins allowed to call (CASEGRAPH_CORS_ORIGINS)", func(v string) error {
@@ -207,6 +227,7 @@ func (l Limits) validate() error {
 		{"CASEGRAPH_GRAPHQL_MAX_QUERY_BYTES", int64(l.GraphQLMaxQueryBytes)}, {"CASEGRAPH_REQUEST_TIMEOUT", int64(l.RequestTimeout)},
 		{"CASEGRAPH_MAX_RESPONSE_BYTES", int64(l.MaxResponseBytes)}, {"CASEGRAPH_MAX_IN_FLIGHT", int64(l.MaxInFlight)},
 		{"CASEGRAPH_DATABASE_WAIT", int64(l.DatabaseWait)}, {"CASEGRAPH_TOKEN_LEEWAY", int64(l.TokenLeeway)},
+		{"CASEGRAPH_ANONYMOUS_RATE", int64(l.AnonymousRate)}, {"CASEGRAPH_ANONYMOUS_BURST", int64(l.AnonymousBurst)},
 	} {
 		if v.n < 0 {
 			return fmt.Errorf("%s must not be negative", v.name)
@@ -257,6 +278,8 @@ func (l Limits) withDefaults() Limits {
 	fill(&l.MaxInFlight, d.MaxInFlight)
 	fillD(&l.DatabaseWait, d.DatabaseWait)
 	fillD(&l.TokenLeeway, d.TokenLeeway)
+	fill(&l.AnonymousRate, d.AnonymousRate)
+	fill(&l.AnonymousBurst, d.AnonymousBurst)
 	for i, o := range l.CORSOrigins {
 		l.CORSOrigins[i] = strings.TrimRight(o, "/")
 	}
@@ -320,6 +343,9 @@ func (c Config) Validate() error {
 	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") &&
 		!strings.HasPrefix(c.DatabaseURL, "sqlite:") && !strings.HasPrefix(c.DatabaseURL, "file:") {
 		return errors.New("DATABASE_URL must be a postgres:// URL, or empty for the embedded SQLite file")
+	}
+	if _, err := loadAnonymous(c.AnonymousConfig); err != nil {
+		return err
 	}
 	return nil
 }

@@ -69,6 +69,10 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 		logger.InfoContext(ctx, "database migrated", "migrations", strings.Join(applied, ","), "database", string(d.Flavor))
 	}
 
+	anonymous, err := loadAnonymous(cfg.AnonymousConfig)
+	if err != nil {
+		return nil, err
+	}
 	var builtAt time.Time
 	if cfg.Version.BuiltAt != "" {
 		builtAt, _ = time.Parse(time.RFC3339, cfg.Version.BuiltAt)
@@ -78,6 +82,8 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 		ClientApps:     cfg.ClientApps,
 		ArchiveDir:     cfg.ArchiveDir,
 		DefaultTenant:  cfg.DefaultTenant,
+		Anonymous:      anonymous,
+		ForceRecovery:  cfg.ForceRecovery,
 		Version: service.VersionInfo{
 			Name: "casegraph", Version: cfg.Version.Version, GitCommit: cfg.Version.GitCommit, BuiltAt: builtAt,
 		},
@@ -97,7 +103,11 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 // behind the middleware every request passes.
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
-	rest.New(s.svc, s.verifier, s.logger).Register(mux)
+	api := rest.New(s.svc, s.verifier, s.logger)
+	if s.svc.AnonymousEnabled() {
+		api.EnableAnonymous(rest.RateLimit{PerMinute: s.cfg.AnonymousRate, Burst: s.cfg.AnonymousBurst})
+	}
+	api.Register(mux)
 	gql := resolvers.NewHandler(s.svc, s.verifier, s.logger, resolvers.Limits{MaxCost: s.cfg.GraphQLMaxCost, MaxDepth: s.cfg.GraphQLMaxDepth,
 		MaxAliases: s.cfg.GraphQLMaxAliases, MaxQueryBytes: s.cfg.GraphQLMaxQueryBytes, MaxResponseBytes: s.cfg.MaxResponseBytes})
 	mux.Handle("GET /graphql", gql)
