@@ -1,10 +1,12 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -70,6 +72,13 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			rec.WriteHeader(http.StatusOK)
 			return
 		}
+		// The body is read before a slot is taken: a client trickling its
+		// body must not hold a slot for the minute ReadTimeout allows (64
+		// such connections, without a token, made the server answer 503 to
+		// everyone). Handlers read every body whole anyway.
+		if r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody {
+			r.Body = bufferBody(r.Body)
+		}
 		// Health, status and version answer even when the server is full:
 		// a load balancer must not take a busy replica for a dead one.
 		if !probePaths[r.URL.Path] {
@@ -98,6 +107,22 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		next.ServeHTTP(rec, r)
 	})
 }
+
+// bufferBody reads body whole and returns a reader of the same bytes that
+// then fails as body did (a MaxBytesError past the limit, a broken
+// connection), so that handlers answer as they did reading it themselves.
+func bufferBody(body io.ReadCloser) io.ReadCloser {
+	b, err := io.ReadAll(body)
+	_ = body.Close()
+	if err == nil {
+		err = io.EOF
+	}
+	return io.NopCloser(io.MultiReader(bytes.NewReader(b), failingReader{err}))
+}
+
+type failingReader struct{ err error }
+
+func (f failingReader) Read([]byte) (int, error) { return 0, f.err }
 
 // cors answers browsers of the configured origins (CASEGRAPH_CORS_ORIGINS;
 // in development mode also http://localhost and http://127.0.0.1 on any
