@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+	"github.com/vektah/gqlparser/v2/lexer"
 	"github.com/vektah/gqlparser/v2/parser"
 )
 
@@ -81,11 +84,47 @@ func (c costLimit) MutateOperationParameters(_ context.Context, p *graphql.RawPa
 		return limitError("COMPLEXITY_LIMIT_EXCEEDED", "the query document is %d bytes, over the limit of %d (CASEGRAPH_GRAPHQL_MAX_QUERY_BYTES)",
 			len(p.Query), c.lim.MaxQueryBytes)
 	}
+	if hasNUL(p.Query, p.Variables) {
+		return limitError("BAD_USER_INPUT", "The request contains a NUL character, which no value may hold")
+	}
 	if n := countSelections(p.Query); n > maxSelections {
 		return limitError("COMPLEXITY_LIMIT_EXCEEDED", "the query document has %d or more selections, over the limit of %d",
 			n, maxSelections)
 	}
 	return nil
+}
+
+// hasNUL reports whether a string of the document (GraphQL's \u{0} escape
+// passes the body's check) or of the variables (a GET request's are in its
+// URL) holds a NUL, which SQL cuts the query at.
+func hasNUL(query string, vars map[string]any) bool {
+	lex := lexer.New(&ast.Source{Input: query})
+	for {
+		tok, err := lex.ReadToken()
+		if err != nil || tok.Kind == lexer.EOF {
+			break
+		}
+		if (tok.Kind == lexer.String || tok.Kind == lexer.BlockString) && strings.ContainsRune(tok.Value, 0) {
+			return true
+		}
+	}
+	var walk func(any) bool
+	walk = func(v any) bool {
+		switch v := v.(type) {
+		case string:
+			return strings.ContainsRune(v, 0)
+		case []any:
+			return slices.ContainsFunc(v, walk)
+		case map[string]any:
+			for k, e := range v {
+				if strings.ContainsRune(k, 0) || walk(e) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(map[string]any(vars))
 }
 
 // maxSelections bounds the fields, fragment spreads and inline fragments
