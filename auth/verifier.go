@@ -184,6 +184,11 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (Identity, error) {
 	if !ok {
 		return Identity{}, tokenErrorf("Invalid token: claim '%s' is missing", v.claim)
 	}
+	if strings.ContainsRune(user, 0) {
+		// Neither database stores a NUL in text; SQLite cut the query at it
+		// and every request of such a token was a 500.
+		return Identity{}, tokenErrorf("Invalid token: claim '%s' holds a NUL character", v.claim)
+	}
 	clientID, _ := claims["client_id"].(string)
 	return Identity{UserID: user, ClientID: clientID}, nil
 }

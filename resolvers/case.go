@@ -150,7 +150,9 @@ func decodeCursor(s, sort string) (*service.Keyset, error) {
 	bad := service.E("graphql.cursor", service.Invalid, "The cursor is not valid: pass the endCursor of the previous page as after")
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	var c cursor
-	if err != nil || json.Unmarshal(b, &c) != nil || c.ID == "" {
+	// A NUL (a cursor is decoded past the body's NUL check) reaches SQL,
+	// which cuts the query at it.
+	if err != nil || json.Unmarshal(b, &c) != nil || c.ID == "" || strings.ContainsRune(c.ID+c.Value, 0) {
 		return nil, bad
 	}
 	if c.Sort != sort {

@@ -4,10 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+	"github.com/vektah/gqlparser/v2/lexer"
+	"github.com/vektah/gqlparser/v2/parser"
 )
 
 // Limits bound what one GraphQL request may cost the server. Zero fields
@@ -80,16 +84,111 @@ func (c costLimit) MutateOperationParameters(_ context.Context, p *graphql.RawPa
 		return limitError("COMPLEXITY_LIMIT_EXCEEDED", "the query document is %d bytes, over the limit of %d (CASEGRAPH_GRAPHQL_MAX_QUERY_BYTES)",
 			len(p.Query), c.lim.MaxQueryBytes)
 	}
+	if hasNUL(p.Query, p.Variables) {
+		return limitError("BAD_USER_INPUT", "The request contains a NUL character, which no value may hold")
+	}
+	if n := countSelections(p.Query); n > maxSelections {
+		return limitError("COMPLEXITY_LIMIT_EXCEEDED", "the query document has %d or more selections, over the limit of %d",
+			n, maxSelections)
+	}
 	return nil
+}
+
+// hasNUL reports whether a string of the document (GraphQL's \u{0} escape
+// passes the body's check) or of the variables (a GET request's are in its
+// URL) holds a NUL, which SQL cuts the query at.
+func hasNUL(query string, vars map[string]any) bool {
+	lex := lexer.New(&ast.Source{Input: query})
+	for {
+		tok, err := lex.ReadToken()
+		if err != nil || tok.Kind == lexer.EOF {
+			break
+		}
+		if (tok.Kind == lexer.String || tok.Kind == lexer.BlockString) && strings.ContainsRune(tok.Value, 0) {
+			return true
+		}
+	}
+	var walk func(any) bool
+	walk = func(v any) bool {
+		switch v := v.(type) {
+		case string:
+			return strings.ContainsRune(v, 0)
+		case []any:
+			return slices.ContainsFunc(v, walk)
+		case map[string]any:
+			for k, e := range v {
+				if strings.ContainsRune(k, 0) || walk(e) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(map[string]any(vars))
+}
+
+// maxSelections bounds the fields, fragment spreads and inline fragments
+// of a document. Validation compares fields of one response name pairwise,
+// so a 60 KB document repeating one field 12,000 times cost 10 s of CPU
+// before any limit below (or a token) was looked at; 1,000 is ten times
+// the introspection query.
+const maxSelections = 1000
+
+// countSelections counts the selections of query, stopping past
+// maxSelections; a document that does not parse counts 0 and gets its
+// parse error from gqlgen.
+func countSelections(query string) int {
+	doc, err := parser.ParseQuery(&ast.Source{Input: query})
+	if err != nil {
+		return 0
+	}
+	n := 0
+	var walk func(ast.SelectionSet)
+	walk = func(set ast.SelectionSet) {
+		for _, sel := range set {
+			if n++; n > maxSelections {
+				return
+			}
+			switch s := sel.(type) {
+			case *ast.Field:
+				walk(s.SelectionSet)
+			case *ast.InlineFragment:
+				walk(s.SelectionSet)
+			}
+		}
+	}
+	for _, op := range doc.Operations {
+		walk(op.SelectionSet)
+	}
+	for _, f := range doc.Fragments {
+		walk(f.SelectionSet)
+	}
+	return n
 }
 
 func (c costLimit) MutateOperationContext(_ context.Context, oc *graphql.OperationContext) *gqlerror.Error {
 	op := oc.Doc.Operations.ForName(oc.OperationName)
-	if op == nil || introspectionOnly(op.SelectionSet) {
+	if op == nil {
 		return nil
 	}
+	// Every walk below expands fragments at each use; fragments that spread
+	// the one before twice expand to 2^n selections, so the expansion is
+	// bounded first.
+	if n := expandedSelections(op.SelectionSet, 0); n > maxExpandedSelections {
+		return limitError("COMPLEXITY_LIMIT_EXCEEDED", "the operation expands to more than %d selections through its fragments",
+			maxExpandedSelections)
+	}
+	// Introspection is priced by neither depth nor cost, so it must not be
+	// repeated: aliases of __schema over one fragment made a 20 KB request
+	// answer 27 MB.
 	if n := countAliases(op.SelectionSet, 0); n > c.lim.MaxAliases {
 		return limitError("COMPLEXITY_LIMIT_EXCEEDED", "the operation has %d aliased fields, over the limit of %d", n, c.lim.MaxAliases)
+	}
+	if n := countField(op.SelectionSet, "__schema", 0); n > 1 {
+		return limitError("COMPLEXITY_LIMIT_EXCEEDED", "the operation reads __schema %d times; once is enough", n)
+	}
+	if introspectionOnly(op.SelectionSet) {
+		return nil
 	}
 	if depth := selectionDepth(op.SelectionSet, 0, c.lim.MaxDepth); depth > c.lim.MaxDepth {
 		return limitError("BAD_USER_INPUT", "operation is nested %d levels deep, which exceeds the limit of %d", depth, c.lim.MaxDepth)
@@ -149,6 +248,57 @@ func countAliases(set ast.SelectionSet, depth int) int {
 		case *ast.FragmentSpread:
 			if s.Definition != nil {
 				n += countAliases(s.Definition.SelectionSet, depth+1)
+			}
+		}
+	}
+	return n
+}
+
+// maxExpandedSelections bounds the selections of an operation with its
+// fragments expanded at each use: the introspection query has a few
+// hundred.
+const maxExpandedSelections = 100000
+
+// expandedSelections counts the selections of set with fragments expanded,
+// stopping past maxExpandedSelections.
+func expandedSelections(set ast.SelectionSet, n int) int {
+	for _, sel := range set {
+		if n++; n > maxExpandedSelections {
+			return n
+		}
+		switch s := sel.(type) {
+		case *ast.Field:
+			n = expandedSelections(s.SelectionSet, n)
+		case *ast.InlineFragment:
+			n = expandedSelections(s.SelectionSet, n)
+		case *ast.FragmentSpread:
+			if s.Definition != nil {
+				n = expandedSelections(s.Definition.SelectionSet, n)
+			}
+		}
+	}
+	return n
+}
+
+// countField counts the fields named name in set, through fragments (each
+// use counts), stopping at depth 64 as countAliases does.
+func countField(set ast.SelectionSet, name string, depth int) int {
+	if depth > 64 {
+		return 0
+	}
+	n := 0
+	for _, sel := range set {
+		switch s := sel.(type) {
+		case *ast.Field:
+			if s.Name == name {
+				n++
+			}
+			n += countField(s.SelectionSet, name, depth+1)
+		case *ast.InlineFragment:
+			n += countField(s.SelectionSet, name, depth+1)
+		case *ast.FragmentSpread:
+			if s.Definition != nil {
+				n += countField(s.Definition.SelectionSet, name, depth+1)
 			}
 		}
 	}

@@ -129,3 +129,67 @@ fragment TypeRef on __Type {
   kind name
   ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } } } }
 }`
+
+// TestManySelectionsRefusedBeforeValidation: validation compares fields of
+// one response name pairwise, so a 60 KB document of one field repeated
+// 12,000 times cost 10 s of CPU, without a token. Such a document is
+// refused before it is validated.
+func TestManySelectionsRefusedBeforeValidation(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		repeated := "{ platform { version { " + strings.Repeat("name ", 5000) + "} } }"
+		spread := "{ " + strings.Repeat("...F ", 5000) + "} fragment F on Query { platform { version { name } } }"
+		for _, q := range []string{repeated, spread} {
+			_, body := postGraphQL(t, env, "", q)
+			if len(body.Errors) != 1 || body.Errors[0].Extensions["code"] != "COMPLEXITY_LIMIT_EXCEEDED" ||
+				!strings.Contains(body.Errors[0].Message, "selections, over the limit of 1000") {
+				t.Fatalf("%.40s…: %+v", q, body.Errors)
+			}
+		}
+		// The introspection query and an ordinary one still run.
+		for _, q := range []string{introspectionQuery, "{ platform { version { " + strings.Repeat("name ", 100) + "} } }"} {
+			if _, body := postGraphQL(t, env, "", q); len(body.Errors) != 0 {
+				t.Fatalf("%.40s…: %+v", q, body.Errors)
+			}
+		}
+	})
+}
+
+// TestRepeatedIntrospectionRefused: introspection is exempt from depth and
+// cost, but not from repetition: 490 aliases of __schema over one fragment
+// made a 20 KB anonymous request answer 27 MB.
+func TestRepeatedIntrospectionRefused(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		const fragment = " fragment F on __Schema { types { name fields { name type { name } } } }"
+		for _, q := range []string{
+			"{ a: __schema { ...F } b: __schema { ...F } }" + fragment,
+			aliases(150, `__type(name: "Query") { name }`),
+		} {
+			_, body := postGraphQL(t, env, "", q)
+			if len(body.Errors) != 1 || body.Errors[0].Extensions["code"] != "COMPLEXITY_LIMIT_EXCEEDED" {
+				t.Fatalf("%.50s…: %+v", q, body.Errors)
+			}
+		}
+		if _, body := postGraphQL(t, env, "", "{ __schema { ...F } a: __type(name: \"Query\") { name } }"+fragment); len(body.Errors) != 0 {
+			t.Fatalf("one __schema and an aliased __type: %+v", body.Errors)
+		}
+	})
+}
+
+// TestFragmentFanOutRefused: fragments that each spread the one before
+// twice expand to 2^n selections; the limits walked every one of them, so a
+// 1.6 KB anonymous document took 12 s of CPU (and twice as long per
+// fragment more). Such a document is refused after a bounded walk.
+func TestFragmentFanOutRefused(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		var b strings.Builder
+		b.WriteString("{ ...F21 } fragment F0 on Query { platform { version { name } } }")
+		for k := 1; k <= 21; k++ {
+			fmt.Fprintf(&b, " fragment F%d on Query { ...F%d ... on Query { ...F%d } }", k, k-1, k-1)
+		}
+		_, body := postGraphQL(t, env, "", b.String())
+		if len(body.Errors) != 1 || body.Errors[0].Extensions["code"] != "COMPLEXITY_LIMIT_EXCEEDED" ||
+			!strings.Contains(body.Errors[0].Message, "expands to more than 100000 selections") {
+			t.Fatalf("%+v", body.Errors)
+		}
+	})
+}

@@ -3,6 +3,7 @@ package resolvers
 import (
 	"embed"
 	"html/template"
+	"io"
 	"net/http"
 	"path"
 	"strings"
@@ -21,7 +22,9 @@ var graphiqlAssets embed.FS
 // (e.g. /graphiql), and its assets below it (/graphiql/graphiql.min.js).
 func GraphiQL(endpoint string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !strings.HasSuffix(r.URL.Path, "/graphiql") {
+		// "/graphiql/" is the page too: its relative asset paths resolve
+		// below it, and any prefix of an asset name is served.
+		if !strings.HasSuffix(strings.TrimSuffix(r.URL.Path, "/"), "/graphiql") {
 			serveGraphiQLAsset(w, r, path.Base(r.URL.Path))
 			return
 		}
@@ -33,7 +36,10 @@ func GraphiQL(endpoint string) http.Handler {
 func serveGraphiQLAsset(w http.ResponseWriter, r *http.Request, name string) {
 	b, err := graphiqlAssets.ReadFile("graphiql/" + name)
 	if err != nil {
-		http.NotFound(w, r)
+		// As any unknown GET of the REST door answers.
+		w.Header().Set("Content-Type", "text/plain; charset=UTF-8")
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = io.WriteString(w, "The requested resource could not be found but may be available again in the future.")
 		return
 	}
 	ct := "text/javascript; charset=utf-8"

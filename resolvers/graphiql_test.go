@@ -48,7 +48,19 @@ func TestGraphiQLServedFromBinary(t *testing.T) {
 			t.Errorf("%s: %d %s, %d bytes", m[1], status, ct, len(body))
 		}
 	}
-	if status, _, _ := get("/graphiql/nope.js"); status != http.StatusNotFound {
-		t.Errorf("unknown asset: %d", status)
+	// An unknown asset answers like any unknown GET.
+	if status, ct, body := get("/graphiql/nope.js"); status != http.StatusNotFound || ct != "text/plain; charset=UTF-8" ||
+		body != "The requested resource could not be found but may be available again in the future." {
+		t.Errorf("unknown asset: %d %s %q", status, ct, body)
+	}
+	// With a trailing slash, the page loads its assets as well.
+	status, _, page = get("/graphiql/")
+	if status != 200 || !strings.Contains(page, "casegraph token") {
+		t.Fatalf("/graphiql/: %d", status)
+	}
+	for _, m := range regexp.MustCompile(`(?:src|href)="([^"?][^"]*)"`).FindAllStringSubmatch(page, -1) {
+		if status, _, _ := get("/graphiql/" + m[1]); status != 200 {
+			t.Errorf("/graphiql/%s: %d", m[1], status)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"mime"
 	"net/http"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -70,10 +71,30 @@ func NewHandler(svc *service.Service, authn Authenticator, logger *slog.Logger, 
 				writeGraphQLError(w, http.StatusBadRequest, "BAD_USER_INPUT", "The request contains a NUL character, which no value may hold")
 				return
 			}
+			if msg := undecodable(r.Header.Get("Content-Type"), body); msg != "" {
+				writeGraphQLError(w, http.StatusBadRequest, "BAD_USER_INPUT", msg)
+				return
+			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
 		srv.ServeHTTP(w, r.WithContext(withBudget(withLoaders(r.Context(), svc), lim.MaxResponseBytes)))
 	})
+}
+
+// undecodable says why a POST body is not a GraphQL request, or "". gqlgen
+// answers these without extensions.code and with the whole body in the
+// message; a batch array is one of them.
+func undecodable(contentType string, body []byte) string {
+	if mt, _, err := mime.ParseMediaType(contentType); err != nil || mt != "application/json" {
+		return fmt.Sprintf("The request content type %s is not supported, provide application/json", contentType)
+	}
+	var params graphql.RawParams
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(&params); err != nil {
+		return "The request body is not a GraphQL request: " + err.Error()
+	}
+	return ""
 }
 
 // caller returns the verified caller, or UNAUTHENTICATED.

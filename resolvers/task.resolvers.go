@@ -92,7 +92,7 @@ func (r *mutationResolver) ValidateTaskOutput(ctx context.Context, id string, ou
 	if err != nil {
 		return nil, err
 	}
-	result, err := r.Service.ValidateTaskOutput(ctx, who, id, out)
+	result, _, err := r.Service.ValidateTaskOutput(ctx, who, id, out)
 	if err != nil {
 		return nil, err
 	}

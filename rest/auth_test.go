@@ -40,6 +40,8 @@ func TestBadTokens(t *testing.T) {
 			"Token cannot be verified: the token has no expiry ('exp' claim)"},
 		{"no subject", "Bearer " + is.SignRaw(map[string]any{"iss": is.URL, "exp": time.Now().Add(time.Hour).Unix()}),
 			"Invalid token: claim 'sub' is missing"},
+		{"NUL in subject", "Bearer " + is.SignRaw(map[string]any{"iss": is.URL, "sub": "al\x00ice", "exp": time.Now().Add(time.Hour).Unix()}),
+			"Invalid token: claim 'sub' holds a NUL character"},
 		{"bad signature", "Bearer " + is.SignWithOtherKey("alice"), "Token cannot be verified: "},
 		{"tampered payload", "Bearer " + tamper(is.Token("alice"), is.URL), "Token cannot be verified: "},
 	}

@@ -80,12 +80,12 @@ func (a *API) validateTask(w http.ResponseWriter, r *http.Request, who auth.Iden
 		a.writeError(w, r, err)
 		return
 	}
-	result, err := a.svc.ValidateTaskOutput(r.Context(), who, r.PathValue("taskId"), output)
+	result, lm, err := a.svc.ValidateTaskOutput(r.Context(), who, r.PathValue("taskId"), output)
 	if err != nil {
 		a.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusAccepted, result)
+	taskAccepted(w, lm, result)
 }
 
 // taskOutput reads a task output: a JSON object by parameter name; an empty

@@ -97,7 +97,7 @@ func (s *Service) CompleteTask(ctx context.Context, who auth.Identity, taskID st
 	if err != nil {
 		return LastModified{}, err
 	}
-	result, name, err := s.runValidator(ctx, op, who, caseID, taskID, output, false)
+	result, name, _, err := s.runValidator(ctx, op, who, caseID, taskID, output, false)
 	if err != nil {
 		return LastModified{}, err
 	}
@@ -121,36 +121,38 @@ func (s *Service) SaveTaskOutput(ctx context.Context, who auth.Identity, taskID 
 // the task's validator service when it names one (its JSON answer is the
 // result; a non-empty object means invalid), else with the default
 // validation (an empty result when valid).
-func (s *Service) ValidateTaskOutput(ctx context.Context, who auth.Identity, taskID string, output map[string]any) (map[string]any, error) {
+func (s *Service) ValidateTaskOutput(ctx context.Context, who auth.Identity, taskID string, output map[string]any) (map[string]any, LastModified, error) {
 	const op = "service.ValidateTaskOutput"
 	caseID, err := s.taskCase(ctx, op, who, taskID)
 	if err != nil {
-		return nil, err
+		return nil, LastModified{}, err
 	}
-	result, _, err := s.runValidator(ctx, op, who, caseID, taskID, output, true)
+	result, _, lm, err := s.runValidator(ctx, op, who, caseID, taskID, output, true)
 	if err != nil {
-		return nil, err
+		return nil, LastModified{}, err
 	}
 	if result == nil {
 		result = map[string]any{}
 	}
-	return result, nil
+	return result, lm, nil
 }
 
 // runValidator calls the task's validator service, if it has one, outside
 // of any transaction: a slow validator must not hold database locks. With
 // check (validate), it first applies the caller's rights and the default
 // validation; complete leaves those to its command. It also returns the
-// task's name, for messages.
+// task's name, for messages, and the case's last modification, which the
+// reference engine sends with a validation as with every task action.
 func (s *Service) runValidator(ctx context.Context, op string, who auth.Identity, caseID, taskID string, output map[string]any,
-	check bool) (map[string]any, string, error) {
+	check bool) (map[string]any, string, LastModified, error) {
 	ca, err := s.memberCase(ctx, s.db, op, who, caseID)
 	if err != nil {
-		return nil, "", err
+		return nil, "", LastModified{}, err
 	}
+	lm := LastModified{At: ca.c.LastModified, ID: caseID}
 	def, err := s.caseDefinition(ctx, s.db, ca.rec, ca.c)
 	if err != nil {
-		return nil, "", wrap(op, err)
+		return nil, "", lm, wrap(op, err)
 	}
 	name := taskID
 	if task := ca.c.PlanItem(taskID); task != nil {
@@ -160,15 +162,15 @@ func (s *Service) runValidator(ctx context.Context, op string, who auth.Identity
 	if check || validator != nil {
 		// The rights are checked before the output leaves for a validator.
 		if err := engine.ValidateTaskOutput(def, ca.c, taskID, output, ca.actor); err != nil {
-			return nil, name, engineError(op, err)
+			return nil, name, lm, engineError(op, err)
 		}
 	}
 	if validator == nil {
-		return nil, name, nil
+		return nil, name, lm, nil
 	}
 	metadata := map[string]any{"caseInstanceId": caseID, "taskId": taskID, "taskName": name, "user": who.UserID}
 	result, err := s.callValidator(ctx, op, validator, output, metadata)
-	return result, name, err
+	return result, name, lm, err
 }
 
 // callValidator posts the output to the validator's URL and returns its

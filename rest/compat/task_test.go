@@ -153,7 +153,8 @@ func TestTaskActions(t *testing.T) {
 		{name: "without the role", caller: approver, method: "PUT", path: "/tasks/{pi:Review}", body: map[string]any{}, status: 401,
 			text: "SaveHumanTaskOutput[{pi:Review}]: You do not have permission to perform this operation"},
 		{caller: nonMember, method: "PUT", path: "/tasks/{pi:Review}", body: map[string]any{}, status: 404, text: notFound},
-		{caller: caseMember, method: "POST", path: "/tasks/{pi:Review}", body: map[string]any{"Notes": "x"}, status: 202, json: emptyObject},
+		{caller: caseMember, method: "POST", path: "/tasks/{pi:Review}", body: map[string]any{"Notes": "x"}, status: 202, json: emptyObject,
+			lastModified: "Case"},
 		{caller: nonMember, method: "POST", path: "/tasks/{pi:Review}", body: map[string]any{}, status: 404, text: notFound},
 	})
 }

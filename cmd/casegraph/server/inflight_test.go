@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -11,23 +12,65 @@ import (
 	"testing"
 	"time"
 
+	"github.com/uptrace/bun"
+
 	"github.com/casegraph/casegraph/cmd/casegraph/server"
 	"github.com/casegraph/casegraph/cmd/casegraph/server/servertest"
 	"github.com/casegraph/casegraph/db"
 )
 
-// heldRequest is a GraphQL request sent over a raw connection with
-// "Expect: 100-continue" and no body yet. The server answers "100
-// Continue" only when the handler starts reading the body, past the
-// in-flight limit: from then on the request holds its slot until the test
-// sends the body.
-type heldRequest struct {
-	conn net.Conn
-	r    *bufio.Reader
-	body string
+// holdHook holds, inside their handlers, the requests whose SQL names
+// holdMarker: each signals entered and waits for release. The timer
+// runner's statements and every other request pass.
+type holdHook struct {
+	entered chan struct{}
+	release chan struct{}
 }
 
-func holdRequest(t *testing.T, env *servertest.Env) *heldRequest {
+const holdMarker = "inflighthold"
+
+func (h *holdHook) BeforeQuery(ctx context.Context, e *bun.QueryEvent) context.Context {
+	if strings.Contains(e.Query, holdMarker) {
+		h.entered <- struct{}{}
+		<-h.release
+	}
+	return ctx
+}
+
+func (h *holdHook) AfterQuery(context.Context, *bun.QueryEvent) {}
+
+// holdRequests starts n requests that stay inside their handlers, holding
+// their in-flight slots, until release is closed; done gets their statuses.
+func holdRequests(t *testing.T, env *servertest.Env, n int) (hook *holdHook, done chan int) {
+	t.Helper()
+	hook = &holdHook{entered: make(chan struct{}), release: make(chan struct{})}
+	//lint:ignore SA1019 the database is already in use; WithQueryHook would give a clone it does not use
+	env.Server.DB().AddQueryHook(hook)
+	t.Cleanup(func() {
+		select {
+		case <-hook.release:
+		default:
+			close(hook.release)
+		}
+	})
+	done = make(chan int, n)
+	for range n {
+		go func() {
+			done <- env.Do(servertest.Request{Method: "GET", Path: "/cases?caseName=" + holdMarker, User: "alice"}).Status
+		}()
+		select {
+		case <-hook.entered:
+		case <-time.After(30 * time.Second):
+			t.Fatal("a held request never reached its SQL")
+		}
+	}
+	return hook, done
+}
+
+// slowBody is a request over a raw connection with "Expect: 100-continue"
+// whose body the test has not sent: the server answers "100 Continue" when
+// it starts reading the body.
+func slowBody(t *testing.T, env *servertest.Env) {
 	t.Helper()
 	u, err := url.Parse(env.URL)
 	if err != nil {
@@ -38,37 +81,31 @@ func holdRequest(t *testing.T, env *servertest.Env) *heldRequest {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	// A bound on every read and write, so a broken server fails the test
-	// instead of hanging it.
 	if err := conn.SetDeadline(time.Now().Add(30 * time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	h := &heldRequest{conn: conn, r: bufio.NewReader(conn), body: `{"query":"{ __typename }"}`}
-	fmt.Fprintf(conn, "POST /graphql HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\n"+
-		"Content-Length: %d\r\nExpect: 100-continue\r\n\r\n", u.Host, env.Issuer.Token("alice"), len(h.body))
-	status, err := h.r.ReadString('\n')
+	fmt.Fprintf(conn, "POST /repository/validate HTTP/1.1\r\nHost: %s\r\nContent-Type: application/xml\r\n"+
+		"Content-Length: 100000\r\nExpect: 100-continue\r\n\r\n", u.Host)
+	status, err := bufio.NewReader(conn).ReadString('\n')
 	if err != nil || !strings.HasPrefix(status, "HTTP/1.1 100 ") {
 		t.Fatalf("want 100 Continue, got %q %v", status, err)
 	}
-	if blank, err := h.r.ReadString('\n'); err != nil || blank != "\r\n" {
-		t.Fatalf("after 100 Continue: %q %v", blank, err)
+	if _, err := io.WriteString(conn, "<definitions"); err != nil {
+		t.Fatal(err)
 	}
-	return h
 }
 
-// finish sends the body and returns the final answer's status.
-func (h *heldRequest) finish(t *testing.T) int {
-	t.Helper()
-	if _, err := io.WriteString(h.conn, h.body); err != nil {
-		t.Fatal(err)
+// TestSlowBodyHoldsNoSlot: clients still sending their bodies hold no
+// in-flight slot. They did: 64 connections trickling a body, without a
+// token, made the server answer 503 to everyone for a minute at a time.
+func TestSlowBodyHoldsNoSlot(t *testing.T) {
+	env := servertest.Start(t, db.SQLite, func(c *server.Config) { c.MaxInFlight = 1 })
+	for range 3 {
+		slowBody(t, env)
 	}
-	resp, err := http.ReadResponse(h.r, nil)
-	if err != nil {
-		t.Fatal(err)
+	if resp := env.Do(servertest.Request{Method: "GET", Path: "/tasks", User: "alice"}); resp.Status != http.StatusOK {
+		t.Fatalf("with 3 slow bodies on a server of 1 slot: %d %s", resp.Status, resp.Body)
 	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, resp.Body)
-	return resp.StatusCode
 }
 
 // TestInFlightLimit: with the limit at 2, two requests held inside their
@@ -77,7 +114,7 @@ func (h *heldRequest) finish(t *testing.T) int {
 // requests finish, their slots are free again.
 func TestInFlightLimit(t *testing.T) {
 	env := servertest.Start(t, db.SQLite, func(c *server.Config) { c.MaxInFlight = 2 })
-	held := []*heldRequest{holdRequest(t, env), holdRequest(t, env)}
+	hook, done := holdRequests(t, env, 2)
 
 	full := env.Do(servertest.Request{Method: "POST", Path: "/graphql", User: "alice", Body: map[string]string{"query": "{ __typename }"}})
 	if full.Status != http.StatusServiceUnavailable || full.Header.Get("Retry-After") == "" {
@@ -90,8 +127,9 @@ func TestInFlightLimit(t *testing.T) {
 		t.Fatalf("/health while full got %d %s, want 200", probe.Status, probe.Body)
 	}
 
-	for i, h := range held {
-		if status := h.finish(t); status != http.StatusOK {
+	close(hook.release)
+	for i := range 2 {
+		if status := <-done; status != http.StatusOK {
 			t.Fatalf("held request %d ended with %d", i, status)
 		}
 	}

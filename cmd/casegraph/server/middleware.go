@@ -1,16 +1,19 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/casegraph/casegraph/service"
@@ -70,6 +73,20 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			rec.WriteHeader(http.StatusOK)
 			return
 		}
+		// The body is read before a slot is taken: a client trickling its
+		// body must not hold a slot for the minute ReadTimeout allows (64
+		// such connections, without a token, made the server answer 503 to
+		// everyone). Handlers read every body whole anyway.
+		if r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody {
+			body, release, ok := s.bodies.buffer(r.Body)
+			defer release()
+			if !ok {
+				rec.Header().Set("Retry-After", "1")
+				writeText(rec, http.StatusServiceUnavailable, "The server is currently unavailable (because it is overloaded or down for maintenance).")
+				return
+			}
+			r.Body = body
+		}
 		// Health, status and version answer even when the server is full:
 		// a load balancer must not take a busy replica for a dead one.
 		if !probePaths[r.URL.Path] {
@@ -98,6 +115,51 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		next.ServeHTTP(rec, r)
 	})
 }
+
+// bodyBudget bounds the bytes of the request bodies held at once. Bodies
+// are read before their request takes an in-flight slot, so without it
+// many large bodies at once could exhaust memory.
+type bodyBudget struct {
+	used atomic.Int64
+	max  int64
+}
+
+// maxBufferedBodies is the default body budget: sixteen bodies of the
+// largest size.
+const maxBufferedBodies = 16 * maxRequestBody
+
+// buffer reads body whole and returns a reader of the same bytes that then
+// fails as body did (a MaxBytesError past the limit, a broken connection),
+// so that handlers answer as they did reading it themselves. ok is false
+// when the budget ran out; release gives its bytes back.
+func (b *bodyBudget) buffer(body io.ReadCloser) (_ io.ReadCloser, release func(), ok bool) {
+	var buf bytes.Buffer
+	var charged int64
+	release = func() { b.used.Add(-charged) }
+	chunk := make([]byte, 32<<10)
+	var err error
+	for {
+		var n int
+		n, err = body.Read(chunk)
+		if n > 0 {
+			charged += int64(n)
+			if b.used.Add(int64(n)) > b.max {
+				_ = body.Close()
+				return nil, release, false
+			}
+			buf.Write(chunk[:n])
+		}
+		if err != nil {
+			break
+		}
+	}
+	_ = body.Close()
+	return io.NopCloser(io.MultiReader(&buf, failingReader{err})), release, true
+}
+
+type failingReader struct{ err error }
+
+func (f failingReader) Read([]byte) (int, error) { return 0, f.err }
 
 // cors answers browsers of the configured origins (CASEGRAPH_CORS_ORIGINS;
 // in development mode also http://localhost and http://127.0.0.1 on any

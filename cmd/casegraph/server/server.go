@@ -27,6 +27,8 @@ type Server struct {
 	handler  http.Handler
 	// inFlight holds a token per request being served.
 	inFlight chan struct{}
+	// bodies bounds the request bodies read and held at once.
+	bodies *bodyBudget
 }
 
 // New opens and migrates the database and assembles the server. The caller
@@ -94,7 +96,8 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 			TenantUsers: cfg.MaxTenantUsers, RolesPerUser: cfg.MaxRolesPerUser, CaseFileBytes: cfg.MaxCaseFileBytes},
 	})
 
-	s := &Server{cfg: cfg, db: d, svc: svc, verifier: verifier, logger: logger, inFlight: make(chan struct{}, cfg.MaxInFlight)}
+	s := &Server{cfg: cfg, db: d, svc: svc, verifier: verifier, logger: logger, inFlight: make(chan struct{}, cfg.MaxInFlight),
+		bodies: &bodyBudget{max: maxBufferedBodies}}
 	s.handler = s.routes()
 	return s, nil
 }

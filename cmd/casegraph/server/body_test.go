@@ -1,0 +1,47 @@
+package server
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// TestBodyBudget: bodies read before their in-flight slot share a byte
+// budget, so many large bodies at once cannot exhaust memory now that a
+// waiting body holds no slot; a body over the budget is refused, and its
+// bytes are given back when its request ends.
+func TestBodyBudget(t *testing.T) {
+	budget := &bodyBudget{max: 100}
+	first, release1, ok := budget.buffer(io.NopCloser(strings.NewReader(strings.Repeat("a", 60))))
+	if !ok {
+		t.Fatal("a 60-byte body was refused by an empty 100-byte budget")
+	}
+	if b, _ := io.ReadAll(first); len(b) != 60 {
+		t.Fatalf("read back %d bytes", len(b))
+	}
+	_, release2, ok := budget.buffer(io.NopCloser(strings.NewReader(strings.Repeat("b", 60))))
+	release2()
+	if ok {
+		t.Fatal("a second 60-byte body fit a 100-byte budget")
+	}
+	release1()
+	if budget.used.Load() != 0 {
+		t.Fatalf("%d bytes still charged after both requests ended", budget.used.Load())
+	}
+	_, release3, ok := budget.buffer(io.NopCloser(strings.NewReader(strings.Repeat("c", 60))))
+	release3()
+	if !ok {
+		t.Fatal("the budget was not given back")
+	}
+	// A body past its MaxBytesReader limit fails as it did unbuffered.
+	limited := http.MaxBytesReader(httptest.NewRecorder(), io.NopCloser(strings.NewReader(strings.Repeat("d", 50))), 10)
+	body, release4, ok := budget.buffer(limited)
+	defer release4()
+	var tooLarge *http.MaxBytesError
+	if _, err := io.ReadAll(body); !ok || !errors.As(err, &tooLarge) {
+		t.Fatalf("ok %v, err %v: want the MaxBytesError", ok, err)
+	}
+}
