@@ -91,7 +91,7 @@ func layeringViolations(pkg string, imports []string) []string {
 			continue
 		}
 		msgs = append(msgs, "package "+rel+" imports "+dep+", which its layer may not (allowed: "+strings.Join(allowed, ", ")+
-			"); see "Imports only point down" in docs/architecture.md and layers in layering_test.go")
+			"); see 'Imports only point down' in docs/architecture.md and layers in layering_test.go")
 	}
 	return msgs
 }
