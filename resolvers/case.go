@@ -252,7 +252,7 @@ func taskSortValue(t service.Task, field string) any {
 	return t.LastModified
 }
 
-// maxPage bounds a page of cases.
+// maxPage bounds a page of any connection: cases and tasks alike.
 const maxPage = 1000
 
 func memberInputs(in []*model.CaseTeamMemberInput) []service.MemberInput {

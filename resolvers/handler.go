@@ -116,6 +116,9 @@ func nullIfNotFound(err error) error {
 }
 
 // codeOf maps each kind of service error to the GraphQL extensions.code.
+// Every kind has a code (TestCodeOfEveryKind). NotModified reaches a
+// client only where a mutation does not turn it into a result of its own
+// (see transitionResult).
 var codeOf = map[service.Kind]string{
 	service.Unauthenticated: "UNAUTHENTICATED",
 	service.NotAllowed:      "FORBIDDEN",
@@ -125,6 +128,7 @@ var codeOf = map[service.Kind]string{
 	service.Conflict:        "CONFLICT",
 	service.Unavailable:     "UNAVAILABLE",
 	service.Internal:        "INTERNAL_SERVER_ERROR",
+	service.NotModified:     "NOT_MODIFIED",
 }
 
 // errorPresenter sets extensions.code on every error. Errors gqlgen raises

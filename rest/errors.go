@@ -10,7 +10,9 @@ import (
 
 // statusOf maps each kind of service error to the reference engine's
 // status: it answers 401 for "not allowed" as for "not authenticated", 404
-// for what is hidden, 400 for bad input and bad state, and never 403 or 409.
+// for what is hidden, 400 for bad input and bad state, 304 for a command
+// that changed nothing, and never 403 or 409. Every kind has a status
+// (TestStatusOfEveryKind): a kind missing here would write status 0.
 var statusOf = map[service.Kind]int{
 	service.Unauthenticated: http.StatusUnauthorized,
 	service.NotAllowed:      http.StatusUnauthorized,
@@ -20,6 +22,7 @@ var statusOf = map[service.Kind]int{
 	service.Conflict:        http.StatusServiceUnavailable,
 	service.Unavailable:     http.StatusServiceUnavailable,
 	service.Internal:        http.StatusInternalServerError,
+	service.NotModified:     http.StatusNotModified,
 }
 
 // writeError answers err as plain text, the reference engine's error body.
@@ -28,6 +31,10 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	kind := service.KindOf(err)
 	if kind == service.Internal {
 		a.logger.ErrorContext(r.Context(), "request failed", "err", err)
+	}
+	if statusOf[kind] == http.StatusNotModified {
+		w.WriteHeader(http.StatusNotModified) // a 304 has no body
+		return
 	}
 	if statusOf[kind] == http.StatusServiceUnavailable {
 		// The database or a race will likely be over by then; clients and

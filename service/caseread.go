@@ -23,7 +23,7 @@ type CaseQuery struct {
 	CaseName    string
 	Identifiers string // "name=value,name!=value,name"
 	Offset      int
-	// NumberOfResults defaults to 100.
+	// NumberOfResults defaults to DefaultPageSize.
 	NumberOfResults int
 	SortBy          string
 	// SortOrder "asc" sorts ascending; anything else descending.
@@ -89,10 +89,7 @@ func (s *Service) listCases(ctx context.Context, op string, who auth.Identity, q
 	if err != nil {
 		return nil, Ef(op, Invalid, "Invalid identifiers filter: %v", err)
 	}
-	limit := q.NumberOfResults
-	if limit <= 0 {
-		limit = 100
-	}
+	limit := pageSize(q.NumberOfResults)
 	loaded, err := db.ListCases(ctx, s.db, who.UserID, db.CaseFilter{Tenant: q.Tenant, State: q.State, CaseName: q.CaseName,
 		Identifiers: ids, Offset: q.Offset, Limit: limit, SortBy: q.SortBy, Ascending: strings.EqualFold(q.SortOrder, "asc"), After: q.After}, withState)
 	return loaded, wrap(op, err)

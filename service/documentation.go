@@ -100,10 +100,7 @@ type IdentifierQuery struct {
 
 // Identifiers returns business identifiers of the caller's cases.
 func (s *Service) Identifiers(ctx context.Context, who auth.Identity, q IdentifierQuery) ([]IdentifierRecord, error) {
-	limit := q.NumberOfResults
-	if limit <= 0 {
-		limit = 100
-	}
+	limit := pageSize(q.NumberOfResults)
 	recs, err := db.Identifiers(ctx, s.db, who.UserID, q.Tenant, q.Name, q.Offset, limit, q.SortBy, strings.EqualFold(q.SortOrder, "asc"))
 	return recs, wrap("service.Identifiers", err)
 }

@@ -30,7 +30,7 @@ type TaskQuery struct {
 	DueOn, DueBefore, DueAfter string
 	TimeZone                   string
 	Offset                     int
-	NumberOfResults            int // default 100
+	NumberOfResults            int // default DefaultPageSize
 	SortBy                     string
 	SortOrder                  string
 	After                      *Keyset // pages by keyset instead of Offset
@@ -68,11 +68,8 @@ func taskFilter(q TaskQuery) (db.TaskFilter, error) {
 		return db.TaskFilter{}, errors.New("Invalid identifiers filter: " + err.Error())
 	}
 	f := db.TaskFilter{Tenant: q.Tenant, Identifiers: ids, CaseName: q.CaseName, TaskName: q.TaskName,
-		Assignee: q.Assignee, Owner: q.Owner, Offset: q.Offset, Limit: q.NumberOfResults, SortBy: q.SortBy,
+		Assignee: q.Assignee, Owner: q.Owner, Offset: q.Offset, Limit: pageSize(q.NumberOfResults), SortBy: q.SortBy,
 		Ascending: strings.EqualFold(q.SortOrder, "asc"), After: q.After}
-	if f.Limit <= 0 {
-		f.Limit = 100
-	}
 	for _, st := range strings.Split(q.TaskState, ";") {
 		if st = strings.TrimSpace(st); st != "" {
 			f.TaskStates = append(f.TaskStates, st)

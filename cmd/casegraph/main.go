@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"strconv"
@@ -55,7 +56,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	switch cmd {
 	case "serve":
-		return serve(ctx, args, stderr)
+		return serve(ctx, args, stderr, nil)
 	case "migrate":
 		return migrate(ctx, args, stdout, stderr)
 	case "token":
@@ -147,7 +148,10 @@ func configFlags(name string, stderr io.Writer) (fs *flag.FlagSet, finish func()
 	}
 }
 
-func serve(ctx context.Context, args []string, stderr io.Writer) error {
+// serve runs the server until ctx ends: on ln when it is given (a test
+// hands over a listener it opened on :0, so no other process can take the
+// port in between), else on the configured address.
+func serve(ctx context.Context, args []string, stderr io.Writer, ln net.Listener) error {
 	cfg, level, err := parseConfig("serve", args, stderr)
 	if err != nil {
 		return err
@@ -162,6 +166,9 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer srv.Close()
+	if ln != nil {
+		return srv.Serve(ctx, ln, 30*time.Second)
+	}
 	return srv.ListenAndServe(ctx, 30*time.Second)
 }
 

@@ -12,15 +12,17 @@ import (
 	"time"
 )
 
-func freeAddr(t *testing.T) string {
+// listen opens a listener on a free loopback port. The test hands the
+// listener itself to the server: closing it and passing on its address
+// would let another process take the port in between.
+func listen(t *testing.T) net.Listener {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
+	t.Cleanup(func() { ln.Close() })
+	return ln
 }
 
 // TestServeDev runs the real binary's entry point in development mode: a
@@ -28,7 +30,7 @@ func freeAddr(t *testing.T) string {
 // context (SIGTERM) stops the server cleanly.
 func TestServeDev(t *testing.T) {
 	dir := t.TempDir()
-	addr := freeAddr(t)
+	ln := listen(t)
 	t.Setenv("CASEGRAPH_DATA_DIR", dir)
 	t.Setenv("DATABASE_URL", "")
 	t.Setenv("CASEGRAPH_OIDC_ISSUERS", "")
@@ -37,10 +39,20 @@ func TestServeDev(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	var logs bytes.Buffer
-	go func() { done <- run(ctx, []string{"serve", "--dev", "-addr", addr}, io.Discard, &logs) }()
+	go func() { done <- serve(ctx, []string{"--dev"}, &logs, ln) }()
 
-	base := "http://" + addr
-	waitReady(t, base+"/status")
+	// The listener is open before the server starts: the first request
+	// waits in its backlog until the server accepts it, no polling needed.
+	base := "http://" + ln.Addr().String()
+	client := &http.Client{Timeout: 30 * time.Second}
+	status, err := client.Get(base + "/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	status.Body.Close()
+	if status.StatusCode != http.StatusOK {
+		t.Fatalf("GET /status of the new server: %d", status.StatusCode)
+	}
 	var health bytes.Buffer
 	if err := run(context.Background(), []string{"health", "-url", base}, &health, io.Discard); err != nil || health.String() != "healthy\n" {
 		t.Fatalf("health of the running server: %v %q", err, health.String())
@@ -74,22 +86,6 @@ func TestServeDev(t *testing.T) {
 	if !strings.Contains(logs.String(), "DEVELOPMENT MODE") || !strings.Contains(logs.String(), `"request_id"`) {
 		t.Errorf("logs lack the dev-mode warning or request ids:\n%s", logs.String())
 	}
-}
-
-func waitReady(t *testing.T, url string) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for time.Now().Before(deadline) {
-		resp, err := http.Get(url)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("%s did not become ready", url)
 }
 
 func TestServeRefusesWithoutIssuer(t *testing.T) {

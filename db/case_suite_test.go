@@ -1,0 +1,209 @@
+package db_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/casegraph/casegraph/db"
+	"github.com/casegraph/casegraph/engine"
+)
+
+func exerciseDefinitions(t *testing.T, open func(t *testing.T) *db.DB) {
+	d := setup(t, open)
+	const h2 = "0000000000000000000000000000000000000000000000000000000000000002"
+	must(t, db.SaveDocument(ctx, d, h2, "<v2/>", t0))
+	must(t, db.SaveDocument(ctx, d, h2, "<ignored/>", t0)) // same hash: no-op
+	if xml, err := db.Document(ctx, d, h2); err != nil || xml != "<v2/>" {
+		t.Errorf("document %s: %q %v", h2, xml, err)
+	}
+	_, err := db.Document(ctx, d, "missing")
+	wantErr(t, "an unknown document", err, db.ErrNotFound)
+	docs, err := db.Documents(ctx, d, []string{docHash, h2, "missing"})
+	must(t, err)
+	if len(docs) != 2 || docs[h2] != "<v2/>" {
+		t.Errorf("Documents: %v", docs)
+	}
+
+	def := db.Definition{Tenant: "acme", Name: "permit.xml", Hash: docHash, CaseName: "Permit", DeployedAt: t0, DeployedBy: "alice"}
+	v1, err := db.DeployDefinition(ctx, d, def)
+	must(t, err)
+	again, err := db.DeployDefinition(ctx, d, def)
+	must(t, err)
+	def.Hash = h2
+	v2, err := db.DeployDefinition(ctx, d, def)
+	must(t, err)
+	if v1.Version != 1 || again.Version != 1 || v2.Version != 2 {
+		t.Errorf("versions: first %d, redeploy of the same hash %d, new hash %d; want 1, 1, 2", v1.Version, again.Version, v2.Version)
+	}
+	if n := count(t, d, "definition_deployments", "tenant = ? AND name = ?", "acme", "permit.xml"); n != 2 {
+		t.Errorf("%d deployments recorded, want 2", n)
+	}
+	must(t, func() error {
+		_, err := db.DeployDefinition(ctx, d, db.Definition{Tenant: "acme", Name: "a.xml", Hash: docHash, DeployedAt: t0})
+		return err
+	}())
+	got, err := db.GetDefinition(ctx, d, "acme", "permit.xml")
+	must(t, err)
+	if got.Hash != h2 || got.Version != 2 || got.CaseName != "Permit" {
+		t.Errorf("current definition: %+v", got)
+	}
+	_, err = db.GetDefinition(ctx, d, "other", "permit.xml")
+	wantErr(t, "a definition of another tenant", err, db.ErrNotFound)
+	defs, err := db.Definitions(ctx, d, "acme")
+	must(t, err)
+	if len(defs) != 2 || defs[0].Name != "a.xml" || defs[1].Name != "permit.xml" {
+		t.Errorf("acme's definitions by name: %+v", defs)
+	}
+}
+
+func exerciseCases(t *testing.T, open func(t *testing.T) *db.DB) {
+	t.Run("SaveLoadVersion", func(t *testing.T) {
+		d := setup(t, open)
+		spec := caseSpec{id: "c1", name: "Permit", members: []engine.Member{user("alice", true, "Approver"), role("Clerk", "Approver", "Viewer")},
+			tasks: []*engine.PlanItem{humanTask("t1", "Review", "Approver", "", engine.Unassigned, nil)},
+			file:  map[string]any{"Application": map[string]any{"Floors": 3.0}}}
+		newCase(t, d, spec)
+		rec, c, err := db.LoadCase(ctx, d, "c1")
+		must(t, err)
+		if rec.Version != 1 || rec.Name != "Permit" || rec.DefinitionHash != docHash || !rec.CreatedOn.Equal(t0) {
+			t.Errorf("record: %+v", rec)
+		}
+		if c.ID != "c1" || len(c.PlanItems) != 2 || c.PlanItems[1].Task.Role != "Approver" || len(c.Team.Members) != 2 || c.Sequence != 1 {
+			t.Errorf("state: %+v", c)
+		}
+		if n := count(t, d, "case_team_members", "case_id = ?", "c1"); n != 2 {
+			t.Errorf("%d team member rows, want 2", n)
+		}
+		if n := count(t, d, "case_team_roles", "case_id = ?", "c1"); n != 3 {
+			t.Errorf("%d team role rows, want 3", n)
+		}
+		if n := count(t, d, "tasks", "case_id = ? AND role = ? AND task_state = ?", "c1", "Approver", "Unassigned"); n != 1 {
+			t.Errorf("%d task rows, want 1", n)
+		}
+		var file string
+		must(t, d.NewSelect().TableExpr("case_files").Column("data").Where("case_id = ?", "c1").Scan(ctx, &file))
+		if file != `{"Application":{"Floors":3}}` {
+			t.Errorf("case file row: %s", file)
+		}
+
+		// A second command: claim the task, with the version read.
+		before := db.ReadState{State: c}
+		_, next := spec.build()
+		next.PlanItems[1].Task.Assignee, next.PlanItems[1].Task.State = "alice", engine.Assigned
+		next.Sequence = 3
+		rec.ModifiedBy = "alice"
+		evs := []engine.Event{{Type: "HumanTaskClaimed", Payload: map[string]any{"taskId": "t1"}}, {Type: "CaseModified", Payload: map[string]any{}}}
+		v, err := db.SaveCase(ctx, d, db.CaseWrite{Record: rec, State: next, Events: evs, User: "alice", At: t0.Add(time.Minute),
+			CorrelationID: "req-2", Before: &before})
+		must(t, err)
+		if v != 2 {
+			t.Errorf("version after the second command: %d, want 2", v)
+		}
+		_, err = db.SaveCase(ctx, d, db.CaseWrite{Record: rec, State: next, User: "bob", At: t0})
+		wantErr(t, "a write with the version read before another", err, db.ErrStaleVersion)
+		task, err := db.GetTask(ctx, d, "c1", "t1")
+		must(t, err)
+		if task.Assignee != "alice" || task.TaskState != "Assigned" || task.Input != `{"in":"x"}` {
+			t.Errorf("task row after the claim: %+v", task)
+		}
+		tasks, err := db.CaseTasks(ctx, d, "c1")
+		must(t, err)
+		if len(tasks) != 1 || tasks[0].ID != "t1" {
+			t.Errorf("CaseTasks: %+v", tasks)
+		}
+		_, err = db.GetTask(ctx, d, "c1", "nope")
+		wantErr(t, "an unknown task", err, db.ErrNotFound)
+
+		events, err := db.CaseEvents(ctx, d, "c1")
+		must(t, err)
+		if len(events) != 3 || events[0].Seq != 1 || events[2].Seq != 3 || events[1].Type != "HumanTaskClaimed" ||
+			events[1].CorrelationID != "req-2" || !events[2].At.Equal(t0.Add(time.Minute)) {
+			t.Errorf("events: %+v", events)
+		}
+		var payload map[string]any
+		if err := json.Unmarshal(events[1].Payload, &payload); err != nil || payload["taskId"] != "t1" {
+			t.Errorf("payload of the claim: %s", events[1].Payload)
+		}
+
+		_, err = db.SaveCase(ctx, d, db.CaseWrite{Record: db.CaseRecord{ID: "c1", Tenant: "acme", DefinitionHash: docHash}, State: next})
+		wantErr(t, "a new case with a taken id", err, db.ErrExists)
+		_, _, err = db.LoadCase(ctx, d, "nope")
+		wantErr(t, "load an unknown case", err, db.ErrNotFound)
+		if ok, err := db.CaseExists(ctx, d, "c1"); err != nil || !ok {
+			t.Errorf("CaseExists(c1) = %v %v", ok, err)
+		}
+		if ok, err := db.PlanItemExists(ctx, d, "t1"); err != nil || !ok {
+			t.Errorf("PlanItemExists(t1) = %v %v", ok, err)
+		}
+		if id, err := db.CaseOfTask(ctx, d, "t1"); err != nil || id != "c1" {
+			t.Errorf("CaseOfTask(t1) = %q %v", id, err)
+		}
+		_, err = db.CaseOfPlanItem(ctx, d, "nope")
+		wantErr(t, "the case of an unknown plan item", err, db.ErrNotFound)
+	})
+
+	t.Run("FileTooLarge", func(t *testing.T) {
+		d := setup(t, open)
+		rec, c := caseSpec{id: "big", name: "Big", file: map[string]any{"Text": "0123456789"}}.build()
+		_, err := db.SaveCase(ctx, d, db.CaseWrite{Record: rec, State: c, MaxFileSize: 10})
+		var tooLarge *db.FileTooLargeError
+		if !errors.As(err, &tooLarge) || tooLarge.Limit != 10 {
+			t.Fatalf("a case file over the limit: %v", err)
+		}
+	})
+
+	t.Run("RebuildReadRows", func(t *testing.T) {
+		d := setup(t, open)
+		c := newCase(t, d, caseSpec{id: "c1", name: "P", members: []engine.Member{user("alice", true)},
+			tasks: []*engine.PlanItem{humanTask("t1", "Review", "", "", engine.Unassigned, nil)}})
+		_, err := d.NewDelete().TableExpr("tasks").Where("case_id = ?", "c1").Exec(ctx)
+		must(t, err)
+		rec, _, err := db.LoadCase(ctx, d, "c1")
+		must(t, err)
+		must(t, db.RebuildCaseReadRows(ctx, d, rec, db.ReadState{State: c}))
+		if n := count(t, d, "tasks", "case_id = ?", "c1"); n != 1 {
+			t.Errorf("%d task rows after the rebuild, want 1", n)
+		}
+	})
+
+	t.Run("Ancestors", func(t *testing.T) {
+		d := setup(t, open)
+		newCase(t, d, caseSpec{id: "root", name: "R"})
+		newCase(t, d, caseSpec{id: "mid", name: "M", parent: "root"})
+		newCase(t, d, caseSpec{id: "leaf", name: "L", parent: "mid"})
+		chain, err := db.CaseAncestors(ctx, d, "leaf")
+		must(t, err)
+		wantIDs(t, "ancestors of leaf", chain, []string{"root", "mid", "leaf"})
+	})
+
+	t.Run("Locks", func(t *testing.T) {
+		d := setup(t, open)
+		newCase(t, d, caseSpec{id: "c1", name: "P"})
+		must(t, d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			rec, _, err := db.LoadCaseForUpdate(ctx, tx, d.Flavor, "c1")
+			if err == nil && rec.ID != "c1" {
+				t.Errorf("LoadCaseForUpdate: %+v", rec)
+			}
+			if err != nil || d.Flavor != db.Postgres {
+				return err
+			}
+			// Another transaction that will not wait is told the case is held.
+			// The failed statement aborts the other transaction: roll it back.
+			err = d.InTx(ctx, func(ctx context.Context, other bun.Tx) error {
+				_, _, err := db.LoadCaseIfFree(ctx, other, d.Flavor, "c1")
+				return err
+			})
+			wantErr(t, "LoadCaseIfFree on a held case", err, db.ErrLocked)
+			return nil
+		}))
+		must(t, d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			_, _, err := db.LoadCaseIfFree(ctx, tx, d.Flavor, "c1")
+			return err
+		}))
+	})
+}
