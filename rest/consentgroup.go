@@ -130,7 +130,7 @@ func (a *API) replaceConsentGroup(w http.ResponseWriter, r *http.Request, who au
 		a.writeError(w, r, err)
 		return
 	}
-	lm, err := a.svc.ReplaceConsentGroup(r.Context(), who, r.PathValue("groupId"), groupMemberInputs(body.Members))
+	_, lm, err := a.svc.ReplaceConsentGroup(r.Context(), who, r.PathValue("groupId"), groupMemberInputs(body.Members))
 	if err != nil {
 		a.writeError(w, r, err)
 		return
@@ -144,7 +144,7 @@ func (a *API) setConsentGroupMember(w http.ResponseWriter, r *http.Request, who 
 		a.writeError(w, r, err)
 		return
 	}
-	lm, err := a.svc.SetConsentGroupMember(r.Context(), who, r.PathValue("groupId"), body.input())
+	_, lm, err := a.svc.SetConsentGroupMember(r.Context(), who, r.PathValue("groupId"), body.input())
 	if err != nil {
 		a.writeError(w, r, err)
 		return
@@ -153,7 +153,7 @@ func (a *API) setConsentGroupMember(w http.ResponseWriter, r *http.Request, who 
 }
 
 func (a *API) removeConsentGroupMember(w http.ResponseWriter, r *http.Request, who auth.Identity) {
-	lm, err := a.svc.RemoveConsentGroupMember(r.Context(), who, r.PathValue("groupId"), r.PathValue("userId"))
+	_, lm, err := a.svc.RemoveConsentGroupMember(r.Context(), who, r.PathValue("groupId"), r.PathValue("userId"))
 	if err != nil {
 		a.writeError(w, r, err)
 		return

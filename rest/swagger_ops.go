@@ -109,7 +109,7 @@ var operations = func() map[string]operation {
 	add("PUT /platform/{tenant}/disable", operation{summary: "Disable a tenant", status: 204, header: "Tenant-Last-Modified", errors: []int{400, 404}})
 	add("PUT /platform/{tenant}/enable", operation{summary: "Enable a tenant", status: 204, header: "Tenant-Last-Modified", errors: []int{400, 404}})
 	add("GET /platform/user", operation{summary: "The caller and their tenant accounts",
-		response: obj(true, "userId", str(""), "tenants", arrayOf(ref("TenantUser")), "groups", []userGroupJSON{})})
+		response: obj(true, "userId", str(""), "tenants", arrayOf(ref("TenantUser")), "groups", arrayOf(ref("UserConsentGroup")))})
 
 	add("GET /tenant/{tenant}/owners", operation{summary: "Owners of a tenant", response: stringList(), errors: []int{404}})
 	add("GET /tenant/{tenant}/users", operation{summary: "Enabled users of a tenant", response: []tenantUserJSON{}, errors: []int{404}})

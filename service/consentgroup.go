@@ -142,11 +142,11 @@ func (s *Service) GetConsentGroupMember(ctx context.Context, who auth.Identity, 
 
 // ReplaceConsentGroup makes members the group's whole member list. Group
 // owners only; the list needs an owner.
-func (s *Service) ReplaceConsentGroup(ctx context.Context, who auth.Identity, id string, members []GroupMemberInput) (LastModified, error) {
+func (s *Service) ReplaceConsentGroup(ctx context.Context, who auth.Identity, id string, members []GroupMemberInput) (ConsentGroup, LastModified, error) {
 	const op = "service.ReplaceConsentGroup"
 	list, err := s.newGroupMembers(op, members)
 	if err != nil {
-		return LastModified{}, err
+		return ConsentGroup{}, LastModified{}, err
 	}
 	return s.changeGroup(ctx, op, who, id, func(ctx context.Context, tx bun.Tx, _ ConsentGroup) error {
 		return db.ReplaceGroupMembers(ctx, tx, id, list)
@@ -155,11 +155,11 @@ func (s *Service) ReplaceConsentGroup(ctx context.Context, who auth.Identity, id
 
 // SetConsentGroupMember adds a member to the group or replaces its roles
 // and ownership. Group owners only; the group must keep an owner.
-func (s *Service) SetConsentGroupMember(ctx context.Context, who auth.Identity, id string, in GroupMemberInput) (LastModified, error) {
+func (s *Service) SetConsentGroupMember(ctx context.Context, who auth.Identity, id string, in GroupMemberInput) (ConsentGroup, LastModified, error) {
 	const op = "service.SetConsentGroupMember"
 	m, err := s.checkGroupMember(op, in)
 	if err != nil {
-		return LastModified{}, err
+		return ConsentGroup{}, LastModified{}, err
 	}
 	return s.changeGroup(ctx, op, who, id, func(ctx context.Context, tx bun.Tx, g ConsentGroup) error {
 		if !m.IsOwner && !hasOtherOwner(g.Members, m.UserID) {
@@ -172,7 +172,7 @@ func (s *Service) SetConsentGroupMember(ctx context.Context, who auth.Identity, 
 // RemoveConsentGroupMember removes a member from the group; an unknown
 // member is not an error. Group owners only; the group must keep an owner,
 // so its last member cannot go either.
-func (s *Service) RemoveConsentGroupMember(ctx context.Context, who auth.Identity, id, userID string) (LastModified, error) {
+func (s *Service) RemoveConsentGroupMember(ctx context.Context, who auth.Identity, id, userID string) (ConsentGroup, LastModified, error) {
 	const op = "service.RemoveConsentGroupMember"
 	return s.changeGroup(ctx, op, who, id, func(ctx context.Context, tx bun.Tx, g ConsentGroup) error {
 		if !hasOtherOwner(g.Members, userID) {
@@ -183,10 +183,14 @@ func (s *Service) RemoveConsentGroupMember(ctx context.Context, who auth.Identit
 }
 
 // changeGroup runs change on a group the caller owns, in one transaction
-// that also bumps the group's version.
+// that also bumps the group's version, and returns the group as the change
+// left it (the caller may have left it).
 func (s *Service) changeGroup(ctx context.Context, op string, who auth.Identity, id string,
-	change func(ctx context.Context, tx bun.Tx, g ConsentGroup) error) (LastModified, error) {
-	var lm LastModified
+	change func(ctx context.Context, tx bun.Tx, g ConsentGroup) error) (ConsentGroup, LastModified, error) {
+	var (
+		lm    LastModified
+		after ConsentGroup
+	)
 	err := s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
 		g, err := s.groupOwner(ctx, tx, op, who, id)
 		if err != nil {
@@ -200,9 +204,10 @@ func (s *Service) changeGroup(ctx context.Context, op string, who auth.Identity,
 			return err
 		}
 		lm = LastModified{At: g.LastModified, ID: g.ID}
-		return nil
+		after, err = db.GetConsentGroup(ctx, tx, id)
+		return err
 	})
-	return lm, err
+	return after, lm, err
 }
 
 // newGroupMembers validates a complete member list (creation or
