@@ -65,7 +65,7 @@ func TestConsentGroup(t *testing.T) {
 		{name: "no owner", caller: tenantOwner, method: "POST", path: "/tenant/{tenant}/consent-groups",
 			body: members(map[string]any{"userId": "mike"}), status: 400, text: noOwner},
 		{name: "duplicates", caller: tenantOwner, method: "POST", path: "/tenant/{tenant}/consent-groups",
-			body: members(map[string]any{"userId": "tom", "isOwner": true}, map[string]any{"userId": "mike"}, map[string]any{"userId": "mike"}),
+			body:   members(map[string]any{"userId": "tom", "isOwner": true}, map[string]any{"userId": "mike"}, map[string]any{"userId": "mike"}),
 			status: 400, text: duplicates},
 		{name: "no userId", caller: tenantOwner, method: "POST", path: "/tenant/{tenant}/consent-groups",
 			body: members(map[string]any{"roles": []string{"x"}, "isOwner": true}), status: 400, text: noUserID},
