@@ -196,14 +196,17 @@ func (s *Service) changeGroup(ctx context.Context, op string, who auth.Identity,
 		if err != nil {
 			return err
 		}
-		if err := change(ctx, tx, g); err != nil {
-			return err
-		}
-		g, err = db.TouchConsentGroup(ctx, tx, g, who.UserID, s.now())
+		// The version moves first: a command racing on the same group
+		// then waits on this row and fails the version check (and is run
+		// again), instead of colliding on a member row it also writes.
+		touched, err := db.TouchConsentGroup(ctx, tx, g, who.UserID, s.now())
 		if err != nil {
 			return err
 		}
-		lm = LastModified{At: g.LastModified, ID: g.ID}
+		if err := change(ctx, tx, g); err != nil {
+			return err
+		}
+		lm = LastModified{At: touched.LastModified, ID: g.ID}
 		after, err = db.GetConsentGroup(ctx, tx, id)
 		return err
 	})
