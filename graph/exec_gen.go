@@ -99,6 +99,18 @@ type ComplexityRoot struct {
 		UnassignedRoles func(childComplexity int) int
 	}
 
+	ConsentGroup struct {
+		ID      func(childComplexity int) int
+		Members func(childComplexity int) int
+		Tenant  func(childComplexity int) int
+	}
+
+	ConsentGroupMember struct {
+		IsOwner func(childComplexity int) int
+		Roles   func(childComplexity int) int
+		UserID  func(childComplexity int) int
+	}
+
 	Definition struct {
 		CaseName        func(childComplexity int) int
 		CaseRoles       func(childComplexity int) int
@@ -137,6 +149,7 @@ type ComplexityRoot struct {
 	}
 
 	Me struct {
+		Groups          func(childComplexity int) int
 		IsPlatformOwner func(childComplexity int) int
 		Tenants         func(childComplexity int) int
 		UserID          func(childComplexity int) int
@@ -158,31 +171,35 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		AssignTask             func(childComplexity int, id string, assignee string) int
-		ClaimTask              func(childComplexity int, id string) int
-		CompleteTask           func(childComplexity int, id string, output any) int
-		CreateCaseFileItem     func(childComplexity int, caseID string, path string, value any) int
-		CreateTenant           func(childComplexity int, input model.CreateTenantInput) int
-		DelegateTask           func(childComplexity int, id string, assignee string) int
-		DeleteCaseFileItem     func(childComplexity int, caseID string, path string) int
-		DeployDefinition       func(childComplexity int, tenant *string, name string, xml string) int
-		DisableTenant          func(childComplexity int, name string) int
-		EnableTenant           func(childComplexity int, name string) int
-		MakePlanItemTransition func(childComplexity int, caseID string, planItem string, transition model.Transition) int
-		PlanDiscretionaryItem  func(childComplexity int, caseID string, parentID string, definitionID string, name *string, planItemID *string) int
-		RaiseUserEvent         func(childComplexity int, caseID string, event string) int
-		RemoveCaseTeamMember   func(childComplexity int, caseID string, memberID string, memberType *model.MemberType) int
-		RemoveTenantUser       func(childComplexity int, tenant string, userID string) int
-		ReplaceCaseFileItem    func(childComplexity int, caseID string, path string, value any) int
-		ReplaceTenantUsers     func(childComplexity int, tenant string, users []*model.TenantUserInput) int
-		RevokeTask             func(childComplexity int, id string) int
-		SaveTaskOutput         func(childComplexity int, id string, output any) int
-		SetCaseTeam            func(childComplexity int, caseID string, members []*model.CaseTeamMemberInput) int
-		SetTenantUser          func(childComplexity int, tenant string, user model.TenantUserInput) int
-		StartCase              func(childComplexity int, input model.StartCaseInput) int
-		UpdateCaseFileItem     func(childComplexity int, caseID string, path string, value any) int
-		UpsertCaseTeamMembers  func(childComplexity int, caseID string, members []*model.CaseTeamMemberUpdate) int
-		ValidateTaskOutput     func(childComplexity int, id string, output any) int
+		AssignTask               func(childComplexity int, id string, assignee string) int
+		ClaimTask                func(childComplexity int, id string) int
+		CompleteTask             func(childComplexity int, id string, output any) int
+		CreateCaseFileItem       func(childComplexity int, caseID string, path string, value any) int
+		CreateConsentGroup       func(childComplexity int, tenant string, input model.CreateConsentGroupInput) int
+		CreateTenant             func(childComplexity int, input model.CreateTenantInput) int
+		DelegateTask             func(childComplexity int, id string, assignee string) int
+		DeleteCaseFileItem       func(childComplexity int, caseID string, path string) int
+		DeployDefinition         func(childComplexity int, tenant *string, name string, xml string) int
+		DisableTenant            func(childComplexity int, name string) int
+		EnableTenant             func(childComplexity int, name string) int
+		MakePlanItemTransition   func(childComplexity int, caseID string, planItem string, transition model.Transition) int
+		PlanDiscretionaryItem    func(childComplexity int, caseID string, parentID string, definitionID string, name *string, planItemID *string) int
+		RaiseUserEvent           func(childComplexity int, caseID string, event string) int
+		RemoveCaseTeamMember     func(childComplexity int, caseID string, memberID string, memberType *model.MemberType) int
+		RemoveConsentGroupMember func(childComplexity int, id string, userID string) int
+		RemoveTenantUser         func(childComplexity int, tenant string, userID string) int
+		ReplaceCaseFileItem      func(childComplexity int, caseID string, path string, value any) int
+		ReplaceConsentGroup      func(childComplexity int, id string, members []*model.ConsentGroupMemberInput) int
+		ReplaceTenantUsers       func(childComplexity int, tenant string, users []*model.TenantUserInput) int
+		RevokeTask               func(childComplexity int, id string) int
+		SaveTaskOutput           func(childComplexity int, id string, output any) int
+		SetCaseTeam              func(childComplexity int, caseID string, members []*model.CaseTeamMemberInput) int
+		SetConsentGroupMember    func(childComplexity int, id string, member model.ConsentGroupMemberInput) int
+		SetTenantUser            func(childComplexity int, tenant string, user model.TenantUserInput) int
+		StartCase                func(childComplexity int, input model.StartCaseInput) int
+		UpdateCaseFileItem       func(childComplexity int, caseID string, path string, value any) int
+		UpsertCaseTeamMembers    func(childComplexity int, caseID string, members []*model.CaseTeamMemberUpdate) int
+		ValidateTaskOutput       func(childComplexity int, id string, output any) int
 	}
 
 	PageInfo struct {
@@ -217,6 +234,7 @@ type ComplexityRoot struct {
 	Query struct {
 		Case               func(childComplexity int, id string) int
 		Cases              func(childComplexity int, filter *model.CaseFilter, first *int, after *string) int
+		ConsentGroup       func(childComplexity int, id string) int
 		Definition         func(childComplexity int, tenant *string, name string) int
 		Definitions        func(childComplexity int, tenant *string) int
 		Me                 func(childComplexity int) int
@@ -294,6 +312,13 @@ type ComplexityRoot struct {
 		Changed func(childComplexity int) int
 	}
 
+	UserConsentGroup struct {
+		GroupID func(childComplexity int) int
+		IsOwner func(childComplexity int) int
+		Roles   func(childComplexity int) int
+		Tenant  func(childComplexity int) int
+	}
+
 	Version struct {
 		BuiltAt       func(childComplexity int) int
 		GitHeadCommit func(childComplexity int) int
@@ -321,6 +346,7 @@ type DiscretionaryItemResolver interface {
 }
 type MeResolver interface {
 	Tenants(ctx context.Context, obj *model.Me) ([]*model.TenantUser, error)
+	Groups(ctx context.Context, obj *model.Me) ([]*model.UserConsentGroup, error)
 }
 type MemberResolver interface {
 	User(ctx context.Context, obj *model.Member) (*model.TenantUser, error)
@@ -339,6 +365,10 @@ type MutationResolver interface {
 	UpdateCaseFileItem(ctx context.Context, caseID string, path string, value any) (*model.Case, error)
 	ReplaceCaseFileItem(ctx context.Context, caseID string, path string, value any) (*model.Case, error)
 	DeleteCaseFileItem(ctx context.Context, caseID string, path string) (*model.Case, error)
+	CreateConsentGroup(ctx context.Context, tenant string, input model.CreateConsentGroupInput) (*model.ConsentGroup, error)
+	ReplaceConsentGroup(ctx context.Context, id string, members []*model.ConsentGroupMemberInput) (*model.ConsentGroup, error)
+	SetConsentGroupMember(ctx context.Context, id string, member model.ConsentGroupMemberInput) (*model.ConsentGroup, error)
+	RemoveConsentGroupMember(ctx context.Context, id string, userID string) (*model.ConsentGroup, error)
 	DeployDefinition(ctx context.Context, tenant *string, name string, xml string) (*model.Definition, error)
 	ClaimTask(ctx context.Context, id string) (*model.Task, error)
 	AssignTask(ctx context.Context, id string, assignee string) (*model.Task, error)
@@ -370,6 +400,7 @@ type QueryResolver interface {
 	Case(ctx context.Context, id string) (*model.Case, error)
 	Cases(ctx context.Context, filter *model.CaseFilter, first *int, after *string) (*model.CaseConnection, error)
 	PlanItem(ctx context.Context, id string) (*model.PlanItem, error)
+	ConsentGroup(ctx context.Context, id string) (*model.ConsentGroup, error)
 	Definitions(ctx context.Context, tenant *string) ([]*model.Definition, error)
 	Definition(ctx context.Context, tenant *string, name string) (*model.Definition, error)
 	ValidateDefinition(ctx context.Context, xml string) (*model.DefinitionValidation, error)
@@ -621,6 +652,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CaseTeam.UnassignedRoles(childComplexity), true
 
+	case "ConsentGroup.id":
+		if e.ComplexityRoot.ConsentGroup.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConsentGroup.ID(childComplexity), true
+	case "ConsentGroup.members":
+		if e.ComplexityRoot.ConsentGroup.Members == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConsentGroup.Members(childComplexity), true
+	case "ConsentGroup.tenant":
+		if e.ComplexityRoot.ConsentGroup.Tenant == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConsentGroup.Tenant(childComplexity), true
+
+	case "ConsentGroupMember.isOwner":
+		if e.ComplexityRoot.ConsentGroupMember.IsOwner == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConsentGroupMember.IsOwner(childComplexity), true
+	case "ConsentGroupMember.roles":
+		if e.ComplexityRoot.ConsentGroupMember.Roles == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConsentGroupMember.Roles(childComplexity), true
+	case "ConsentGroupMember.userId":
+		if e.ComplexityRoot.ConsentGroupMember.UserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConsentGroupMember.UserID(childComplexity), true
+
 	case "Definition.caseName":
 		if e.ComplexityRoot.Definition.CaseName == nil {
 			break
@@ -758,6 +827,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.InputParameter.Name(childComplexity), true
 
+	case "Me.groups":
+		if e.ComplexityRoot.Me.Groups == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Me.Groups(childComplexity), true
 	case "Me.isPlatformOwner":
 		if e.ComplexityRoot.Me.IsPlatformOwner == nil {
 			break
@@ -877,6 +952,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateCaseFileItem(childComplexity, args["caseId"].(string), args["path"].(string), args["value"].(any)), true
+	case "Mutation.createConsentGroup":
+		if e.ComplexityRoot.Mutation.CreateConsentGroup == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createConsentGroup_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateConsentGroup(childComplexity, args["tenant"].(string), args["input"].(model.CreateConsentGroupInput)), true
 	case "Mutation.createTenant":
 		if e.ComplexityRoot.Mutation.CreateTenant == nil {
 			break
@@ -987,6 +1073,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RemoveCaseTeamMember(childComplexity, args["caseId"].(string), args["memberId"].(string), args["memberType"].(*model.MemberType)), true
+	case "Mutation.removeConsentGroupMember":
+		if e.ComplexityRoot.Mutation.RemoveConsentGroupMember == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_removeConsentGroupMember_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RemoveConsentGroupMember(childComplexity, args["id"].(string), args["userId"].(string)), true
 	case "Mutation.removeTenantUser":
 		if e.ComplexityRoot.Mutation.RemoveTenantUser == nil {
 			break
@@ -1009,6 +1106,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ReplaceCaseFileItem(childComplexity, args["caseId"].(string), args["path"].(string), args["value"].(any)), true
+	case "Mutation.replaceConsentGroup":
+		if e.ComplexityRoot.Mutation.ReplaceConsentGroup == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_replaceConsentGroup_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReplaceConsentGroup(childComplexity, args["id"].(string), args["members"].([]*model.ConsentGroupMemberInput)), true
 	case "Mutation.replaceTenantUsers":
 		if e.ComplexityRoot.Mutation.ReplaceTenantUsers == nil {
 			break
@@ -1053,6 +1161,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetCaseTeam(childComplexity, args["caseId"].(string), args["members"].([]*model.CaseTeamMemberInput)), true
+	case "Mutation.setConsentGroupMember":
+		if e.ComplexityRoot.Mutation.SetConsentGroupMember == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setConsentGroupMember_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetConsentGroupMember(childComplexity, args["id"].(string), args["member"].(model.ConsentGroupMemberInput)), true
 	case "Mutation.setTenantUser":
 		if e.ComplexityRoot.Mutation.SetTenantUser == nil {
 			break
@@ -1254,6 +1373,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Cases(childComplexity, args["filter"].(*model.CaseFilter), args["first"].(*int), args["after"].(*string)), true
+	case "Query.consentGroup":
+		if e.ComplexityRoot.Query.ConsentGroup == nil {
+			break
+		}
+
+		args, err := ec.field_Query_consentGroup_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ConsentGroup(childComplexity, args["id"].(string)), true
 	case "Query.definition":
 		if e.ComplexityRoot.Query.Definition == nil {
 			break
@@ -1627,6 +1757,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.TransitionResult.Changed(childComplexity), true
 
+	case "UserConsentGroup.groupId":
+		if e.ComplexityRoot.UserConsentGroup.GroupID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserConsentGroup.GroupID(childComplexity), true
+	case "UserConsentGroup.isOwner":
+		if e.ComplexityRoot.UserConsentGroup.IsOwner == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserConsentGroup.IsOwner(childComplexity), true
+	case "UserConsentGroup.roles":
+		if e.ComplexityRoot.UserConsentGroup.Roles == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserConsentGroup.Roles(childComplexity), true
+	case "UserConsentGroup.tenant":
+		if e.ComplexityRoot.UserConsentGroup.Tenant == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserConsentGroup.Tenant(childComplexity), true
+
 	case "Version.builtAt":
 		if e.ComplexityRoot.Version.BuiltAt == nil {
 			break
@@ -1664,6 +1819,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("CaseFilter", ec.unmarshalInputCaseFilter),
 			graphql.NewInputUnmarshaler("CaseTeamMemberInput", ec.unmarshalInputCaseTeamMemberInput),
 			graphql.NewInputUnmarshaler("CaseTeamMemberUpdate", ec.unmarshalInputCaseTeamMemberUpdate),
+			graphql.NewInputUnmarshaler("ConsentGroupMemberInput", ec.unmarshalInputConsentGroupMemberInput),
+			graphql.NewInputUnmarshaler("CreateConsentGroupInput", ec.unmarshalInputCreateConsentGroupInput),
 			graphql.NewInputUnmarshaler("CreateTenantInput", ec.unmarshalInputCreateTenantInput),
 			graphql.NewInputUnmarshaler("StartCaseInput", ec.unmarshalInputStartCaseInput),
 			graphql.NewInputUnmarshaler("TaskFilter", ec.unmarshalInputTaskFilter),
@@ -1743,7 +1900,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/case.graphqls" "schema/definition.graphqls" "schema/task.graphqls" "schema/team.graphqls"
+//go:embed "schema/case.graphqls" "schema/consentgroup.graphqls" "schema/definition.graphqls" "schema/task.graphqls" "schema/team.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -1906,6 +2063,7 @@ input TenantUserInput {
 }
 `, BuiltIn: false},
 	{Name: "schema/case.graphqls", Input: sourceData("schema/case.graphqls"), BuiltIn: false},
+	{Name: "schema/consentgroup.graphqls", Input: sourceData("schema/consentgroup.graphqls"), BuiltIn: false},
 	{Name: "schema/definition.graphqls", Input: sourceData("schema/definition.graphqls"), BuiltIn: false},
 	{Name: "schema/task.graphqls", Input: sourceData("schema/task.graphqls"), BuiltIn: false},
 	{Name: "schema/team.graphqls", Input: sourceData("schema/team.graphqls"), BuiltIn: false},
@@ -2022,6 +2180,30 @@ func (ec *executionContext) childFields_CaseTeam(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type CaseTeam", field.Name)
 }
 
+func (ec *executionContext) childFields_ConsentGroup(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ConsentGroup_id(ctx, field)
+	case "tenant":
+		return ec.fieldContext_ConsentGroup_tenant(ctx, field)
+	case "members":
+		return ec.fieldContext_ConsentGroup_members(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ConsentGroup", field.Name)
+}
+
+func (ec *executionContext) childFields_ConsentGroupMember(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "userId":
+		return ec.fieldContext_ConsentGroupMember_userId(ctx, field)
+	case "isOwner":
+		return ec.fieldContext_ConsentGroupMember_isOwner(ctx, field)
+	case "roles":
+		return ec.fieldContext_ConsentGroupMember_roles(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ConsentGroupMember", field.Name)
+}
+
 func (ec *executionContext) childFields_Definition(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "name":
@@ -2104,6 +2286,8 @@ func (ec *executionContext) childFields_Me(ctx context.Context, field graphql.Co
 		return ec.fieldContext_Me_isPlatformOwner(ctx, field)
 	case "tenants":
 		return ec.fieldContext_Me_tenants(ctx, field)
+	case "groups":
+		return ec.fieldContext_Me_groups(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Me", field.Name)
 }
@@ -2328,6 +2512,20 @@ func (ec *executionContext) childFields_TransitionResult(ctx context.Context, fi
 	return nil, fmt.Errorf("no field named %q was found under type TransitionResult", field.Name)
 }
 
+func (ec *executionContext) childFields_UserConsentGroup(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "groupId":
+		return ec.fieldContext_UserConsentGroup_groupId(ctx, field)
+	case "tenant":
+		return ec.fieldContext_UserConsentGroup_tenant(ctx, field)
+	case "isOwner":
+		return ec.fieldContext_UserConsentGroup_isOwner(ctx, field)
+	case "roles":
+		return ec.fieldContext_UserConsentGroup_roles(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UserConsentGroup", field.Name)
+}
+
 func (ec *executionContext) childFields_Version(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "name":
@@ -2543,6 +2741,28 @@ func (ec *executionContext) field_Mutation_createCaseFileItem_args(ctx context.C
 		return nil, err
 	}
 	args["value"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createConsentGroup_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "tenant",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tenant"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateConsentGroupInput, error) {
+			return ec.unmarshalNCreateConsentGroupInput2githubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCreateConsentGroupInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
 	return args, nil
 }
 
@@ -2790,6 +3010,28 @@ func (ec *executionContext) field_Mutation_removeCaseTeamMember_args(ctx context
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_removeConsentGroupMember_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "userId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["userId"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_removeTenantUser_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -2839,6 +3081,28 @@ func (ec *executionContext) field_Mutation_replaceCaseFileItem_args(ctx context.
 		return nil, err
 	}
 	args["value"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_replaceConsentGroup_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "members",
+		func(ctx context.Context, v any) ([]*model.ConsentGroupMemberInput, error) {
+			return ec.unmarshalNConsentGroupMemberInput2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐConsentGroupMemberInputᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["members"] = arg1
 	return args, nil
 }
 
@@ -2919,6 +3183,28 @@ func (ec *executionContext) field_Mutation_setCaseTeam_args(ctx context.Context,
 		return nil, err
 	}
 	args["members"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setConsentGroupMember_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "member",
+		func(ctx context.Context, v any) (model.ConsentGroupMemberInput, error) {
+			return ec.unmarshalNConsentGroupMemberInput2githubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐConsentGroupMemberInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["member"] = arg1
 	return args, nil
 }
 
@@ -3087,6 +3373,20 @@ func (ec *executionContext) field_Query_cases_args(ctx context.Context, rawArgs 
 		return nil, err
 	}
 	args["after"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_consentGroup_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -4195,6 +4495,153 @@ func (ec *executionContext) fieldContext_CaseTeam_unassignedRoles(_ context.Cont
 	return graphql.NewScalarFieldContext("CaseTeam", field, false, false, "String")
 }
 
+func (ec *executionContext) _ConsentGroup_id(ctx context.Context, field graphql.CollectedField, obj *model.ConsentGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConsentGroup_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConsentGroup_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConsentGroup", field, false, false, "String")
+}
+
+func (ec *executionContext) _ConsentGroup_tenant(ctx context.Context, field graphql.CollectedField, obj *model.ConsentGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConsentGroup_tenant(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tenant, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConsentGroup_tenant(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConsentGroup", field, false, false, "String")
+}
+
+func (ec *executionContext) _ConsentGroup_members(ctx context.Context, field graphql.CollectedField, obj *model.ConsentGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConsentGroup_members(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Members, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ConsentGroupMember) graphql.Marshaler {
+			return ec.marshalNConsentGroupMember2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐConsentGroupMemberᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConsentGroup_members(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ConsentGroup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ConsentGroupMember(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ConsentGroupMember_userId(ctx context.Context, field graphql.CollectedField, obj *model.ConsentGroupMember) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConsentGroupMember_userId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConsentGroupMember_userId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConsentGroupMember", field, false, false, "String")
+}
+
+func (ec *executionContext) _ConsentGroupMember_isOwner(ctx context.Context, field graphql.CollectedField, obj *model.ConsentGroupMember) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConsentGroupMember_isOwner(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsOwner, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConsentGroupMember_isOwner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConsentGroupMember", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _ConsentGroupMember_roles(ctx context.Context, field graphql.CollectedField, obj *model.ConsentGroupMember) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConsentGroupMember_roles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Roles, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConsentGroupMember_roles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConsentGroupMember", field, false, false, "String")
+}
+
 func (ec *executionContext) _Definition_name(ctx context.Context, field graphql.CollectedField, obj *model.Definition) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4801,6 +5248,38 @@ func (ec *executionContext) fieldContext_Me_tenants(_ context.Context, field gra
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_TenantUser(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Me_groups(ctx context.Context, field graphql.CollectedField, obj *model.Me) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Me_groups(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Me().Groups(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.UserConsentGroup) graphql.Marshaler {
+			return ec.marshalNUserConsentGroup2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐUserConsentGroupᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Me_groups(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Me",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserConsentGroup(ctx, field)
 		},
 	}
 	return fc, nil
@@ -5606,6 +6085,182 @@ func (ec *executionContext) fieldContext_Mutation_deleteCaseFileItem(ctx context
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_deleteCaseFileItem_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createConsentGroup(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createConsentGroup(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateConsentGroup(ctx, fc.Args["tenant"].(string), fc.Args["input"].(model.CreateConsentGroupInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ConsentGroup) graphql.Marshaler {
+			return ec.marshalNConsentGroup2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐConsentGroup(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createConsentGroup(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ConsentGroup(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createConsentGroup_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_replaceConsentGroup(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_replaceConsentGroup(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ReplaceConsentGroup(ctx, fc.Args["id"].(string), fc.Args["members"].([]*model.ConsentGroupMemberInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ConsentGroup) graphql.Marshaler {
+			return ec.marshalNConsentGroup2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐConsentGroup(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_replaceConsentGroup(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ConsentGroup(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_replaceConsentGroup_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setConsentGroupMember(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setConsentGroupMember(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetConsentGroupMember(ctx, fc.Args["id"].(string), fc.Args["member"].(model.ConsentGroupMemberInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ConsentGroup) graphql.Marshaler {
+			return ec.marshalNConsentGroup2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐConsentGroup(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setConsentGroupMember(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ConsentGroup(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setConsentGroupMember_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_removeConsentGroupMember(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_removeConsentGroupMember(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RemoveConsentGroupMember(ctx, fc.Args["id"].(string), fc.Args["userId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ConsentGroup) graphql.Marshaler {
+			return ec.marshalNConsentGroup2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐConsentGroup(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_removeConsentGroupMember(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ConsentGroup(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_removeConsentGroupMember_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -6897,6 +7552,50 @@ func (ec *executionContext) fieldContext_Query_planItem(ctx context.Context, fie
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_planItem_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_consentGroup(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_consentGroup(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ConsentGroup(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ConsentGroup) graphql.Marshaler {
+			return ec.marshalOConsentGroup2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐConsentGroup(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_consentGroup(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ConsentGroup(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_consentGroup_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -8327,6 +9026,98 @@ func (ec *executionContext) fieldContext_TransitionResult_case(_ context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _UserConsentGroup_groupId(ctx context.Context, field graphql.CollectedField, obj *model.UserConsentGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserConsentGroup_groupId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GroupID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserConsentGroup_groupId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserConsentGroup", field, false, false, "String")
+}
+
+func (ec *executionContext) _UserConsentGroup_tenant(ctx context.Context, field graphql.CollectedField, obj *model.UserConsentGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserConsentGroup_tenant(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tenant, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserConsentGroup_tenant(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserConsentGroup", field, false, false, "String")
+}
+
+func (ec *executionContext) _UserConsentGroup_isOwner(ctx context.Context, field graphql.CollectedField, obj *model.UserConsentGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserConsentGroup_isOwner(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsOwner, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserConsentGroup_isOwner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserConsentGroup", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _UserConsentGroup_roles(ctx context.Context, field graphql.CollectedField, obj *model.UserConsentGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserConsentGroup_roles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Roles, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserConsentGroup_roles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserConsentGroup", field, false, false, "String")
+}
+
 func (ec *executionContext) _Version_name(ctx context.Context, field graphql.CollectedField, obj *model.Version) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9710,6 +10501,111 @@ func UnmarshalCaseTeamMemberUpdate(ctx context.Context, raw any) (model.CaseTeam
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputConsentGroupMemberInput(ctx context.Context, obj any) (model.ConsentGroupMemberInput, error) {
+	var it model.ConsentGroupMemberInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"userId", "roles", "isOwner"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "userId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userId"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UserID = data
+		case "roles":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("roles"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Roles = data
+		case "isOwner":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isOwner"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsOwner = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalConsentGroupMemberInput unmarshals raw into the ConsentGroupMemberInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalConsentGroupMemberInput(ctx context.Context, raw any) (model.ConsentGroupMemberInput, error) {
+	var out model.ConsentGroupMemberInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ConsentGroupMemberInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputCreateConsentGroupInput(ctx context.Context, obj any) (model.CreateConsentGroupInput, error) {
+	var it model.CreateConsentGroupInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"id", "members"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "members":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("members"))
+			data, err := ec.unmarshalNConsentGroupMemberInput2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐConsentGroupMemberInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Members = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateConsentGroupInput unmarshals raw into the CreateConsentGroupInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateConsentGroupInput(ctx context.Context, raw any) (model.CreateConsentGroupInput, error) {
+	var out model.CreateConsentGroupInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateConsentGroupInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputCreateTenantInput(ctx context.Context, obj any) (model.CreateTenantInput, error) {
 	var it model.CreateTenantInput
 	if obj == nil {
@@ -10398,6 +11294,92 @@ func (ec *executionContext) _CaseTeam(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
+var consentGroupImplementors = []string{"ConsentGroup"}
+
+func (ec *executionContext) _ConsentGroup(ctx context.Context, sel ast.SelectionSet, obj *model.ConsentGroup) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, consentGroupImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ConsentGroup")
+		case "id":
+			out.Values[i] = ec._ConsentGroup_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tenant":
+			out.Values[i] = ec._ConsentGroup_tenant(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "members":
+			out.Values[i] = ec._ConsentGroup_members(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var consentGroupMemberImplementors = []string{"ConsentGroupMember"}
+
+func (ec *executionContext) _ConsentGroupMember(ctx context.Context, sel ast.SelectionSet, obj *model.ConsentGroupMember) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, consentGroupMemberImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ConsentGroupMember")
+		case "userId":
+			out.Values[i] = ec._ConsentGroupMember_userId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "isOwner":
+			out.Values[i] = ec._ConsentGroupMember_isOwner(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "roles":
+			out.Values[i] = ec._ConsentGroupMember_roles(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var definitionImplementors = []string{"Definition"}
 
 func (ec *executionContext) _Definition(ctx context.Context, sel ast.SelectionSet, obj *model.Definition) graphql.Marshaler {
@@ -10676,6 +11658,12 @@ func (ec *executionContext) _Me(ctx context.Context, sel ast.SelectionSet, obj *
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Me_tenants(ctx, field, obj)
 				})
+		case "groups":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Me_groups(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -10901,6 +11889,34 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "deleteCaseFileItem":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteCaseFileItem(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createConsentGroup":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createConsentGroup(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "replaceConsentGroup":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_replaceConsentGroup(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setConsentGroupMember":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setConsentGroupMember(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removeConsentGroupMember":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_removeConsentGroupMember(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -11250,6 +12266,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_planItem(ctx, field)
+				})
+		case "consentGroup":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_consentGroup(ctx, field)
 				})
 		case "definitions":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -11719,6 +12741,54 @@ func (ec *executionContext) _TransitionResult(ctx context.Context, sel ast.Selec
 			}
 		case "case":
 			out.Values[i] = ec._TransitionResult_case(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var userConsentGroupImplementors = []string{"UserConsentGroup"}
+
+func (ec *executionContext) _UserConsentGroup(ctx context.Context, sel ast.SelectionSet, obj *model.UserConsentGroup) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, userConsentGroupImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UserConsentGroup")
+		case "groupId":
+			out.Values[i] = ec._UserConsentGroup_groupId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tenant":
+			out.Values[i] = ec._UserConsentGroup_tenant(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "isOwner":
+			out.Values[i] = ec._UserConsentGroup_isOwner(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "roles":
+			out.Values[i] = ec._UserConsentGroup_roles(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -12307,6 +13377,67 @@ func (ec *executionContext) unmarshalNCaseTeamMemberUpdate2ᚖgithubᚗcomᚋcas
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNConsentGroup2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐConsentGroup(ctx context.Context, sel ast.SelectionSet, v *model.ConsentGroup) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ConsentGroup!")
+		return graphql.Null
+	}
+	return ec._ConsentGroup(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNConsentGroupMember2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐConsentGroupMemberᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ConsentGroupMember) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNConsentGroupMember2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐConsentGroupMember(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNConsentGroupMember2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐConsentGroupMember(ctx context.Context, sel ast.SelectionSet, v *model.ConsentGroupMember) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ConsentGroupMember!")
+		return graphql.Null
+	}
+	return ec._ConsentGroupMember(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNConsentGroupMemberInput2githubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐConsentGroupMemberInput(ctx context.Context, v any) (model.ConsentGroupMemberInput, error) {
+	res, err := ec.unmarshalInputConsentGroupMemberInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNConsentGroupMemberInput2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐConsentGroupMemberInputᚄ(ctx context.Context, v any) ([]*model.ConsentGroupMemberInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.ConsentGroupMemberInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNConsentGroupMemberInput2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐConsentGroupMemberInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNConsentGroupMemberInput2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐConsentGroupMemberInput(ctx context.Context, v any) (*model.ConsentGroupMemberInput, error) {
+	res, err := ec.unmarshalInputConsentGroupMemberInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCreateConsentGroupInput2githubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCreateConsentGroupInput(ctx context.Context, v any) (model.CreateConsentGroupInput, error) {
+	res, err := ec.unmarshalInputCreateConsentGroupInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNCreateTenantInput2githubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCreateTenantInput(ctx context.Context, v any) (model.CreateTenantInput, error) {
 	res, err := ec.unmarshalInputCreateTenantInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -12782,6 +13913,30 @@ func (ec *executionContext) marshalNTransitionResult2ᚖgithubᚗcomᚋcasegraph
 	return ec._TransitionResult(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNUserConsentGroup2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐUserConsentGroupᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.UserConsentGroup) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNUserConsentGroup2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐUserConsentGroup(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNUserConsentGroup2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐUserConsentGroup(ctx context.Context, sel ast.SelectionSet, v *model.UserConsentGroup) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "UserConsentGroup!")
+		return graphql.Null
+	}
+	return ec._UserConsentGroup(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNVersion2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐVersion(ctx context.Context, sel ast.SelectionSet, v *model.Version) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Version!")
@@ -13024,6 +14179,13 @@ func (ec *executionContext) unmarshalOCaseTeamMemberInput2ᚕᚖgithubᚗcomᚋc
 		}
 	}
 	return res, nil
+}
+
+func (ec *executionContext) marshalOConsentGroup2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐConsentGroup(ctx context.Context, sel ast.SelectionSet, v *model.ConsentGroup) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ConsentGroup(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalODefinition2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐDefinition(ctx context.Context, sel ast.SelectionSet, v *model.Definition) graphql.Marshaler {

@@ -102,6 +102,44 @@ type CaseTeamMemberUpdate struct {
 	RemoveRoles []string `json:"removeRoles,omitempty"`
 }
 
+// A consent group: users of a tenant with group roles, managed by the group's owners.
+type ConsentGroup struct {
+	// The group's id, unique on the platform.
+	ID string `json:"id"`
+	// The tenant the group belongs to.
+	Tenant string `json:"tenant"`
+	// The members, by user id.
+	Members []*ConsentGroupMember `json:"members"`
+}
+
+// A member of a consent group.
+type ConsentGroupMember struct {
+	// The user id, as tokens name it.
+	UserID string `json:"userId"`
+	// Whether the user manages the group.
+	IsOwner bool `json:"isOwner"`
+	// Group roles; case teams map them to case roles.
+	Roles []string `json:"roles"`
+}
+
+// A consent group member as a mutation sets it.
+type ConsentGroupMemberInput struct {
+	// The user id, as tokens name it.
+	UserID string `json:"userId"`
+	// Group roles; absent is none.
+	Roles []string `json:"roles,omitempty"`
+	// Whether the user manages the group; absent is false.
+	IsOwner *bool `json:"isOwner,omitempty"`
+}
+
+// A new consent group.
+type CreateConsentGroupInput struct {
+	// The group's id; a generated one when absent.
+	ID *string `json:"id,omitempty"`
+	// The first members; at least one must be an owner.
+	Members []*ConsentGroupMemberInput `json:"members"`
+}
+
 // A new tenant.
 type CreateTenantInput struct {
 	// The tenant's name; unique on the platform.
@@ -300,6 +338,18 @@ type TransitionResult struct {
 	Changed bool `json:"changed"`
 	// The case after the transition.
 	Case *Case `json:"case"`
+}
+
+// The caller's membership of one consent group.
+type UserConsentGroup struct {
+	// The group's id.
+	GroupID string `json:"groupId"`
+	// The tenant the group belongs to.
+	Tenant string `json:"tenant"`
+	// Whether the caller manages the group.
+	IsOwner bool `json:"isOwner"`
+	// The caller's group roles.
+	Roles []string `json:"roles"`
 }
 
 // The running build.

@@ -54,6 +54,6 @@ func (a *API) platformUser(w http.ResponseWriter, r *http.Request, who auth.Iden
 	writeJSON(w, http.StatusOK, struct {
 		UserID  string           `json:"userId"`
 		Tenants []tenantUserJSON `json:"tenants"`
-		Groups  []struct{}       `json:"groups"`
-	}{me.UserID, toTenantUsersJSON(me.Accounts), []struct{}{}})
+		Groups  []userGroupJSON  `json:"groups"`
+	}{me.UserID, toTenantUsersJSON(me.Accounts), toUserGroupsJSON(me.Groups)})
 }

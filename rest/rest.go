@@ -62,6 +62,13 @@ func (a *API) Register(m *http.ServeMux) {
 	mux.Handle("DELETE /tenant/{tenant}/users/{userId}", a.authed(a.removeTenantUser))
 	mux.Handle("POST /tenant/{tenant}", a.authed(a.replaceTenant))
 	mux.Handle("PUT /tenant/{tenant}", a.authed(a.replaceTenant))
+	mux.Handle("POST /tenant/{tenant}/consent-groups", a.authed(a.createConsentGroup))
+
+	mux.Handle("GET /consent-group/{groupId}", a.authed(a.getConsentGroup))
+	mux.Handle("POST /consent-group/{groupId}", a.authed(a.replaceConsentGroup))
+	mux.Handle("GET /consent-group/{groupId}/members/{userId}", a.authed(a.getConsentGroupMember))
+	mux.Handle("POST /consent-group/{groupId}/members", a.authed(a.setConsentGroupMember))
+	mux.Handle("DELETE /consent-group/{groupId}/members/{userId}", a.authed(a.removeConsentGroupMember))
 
 	mux.Handle("GET /repository/list", a.authed(a.listDefinitions))
 	mux.Handle("GET /repository/load/{fileName...}", a.authed(a.loadDefinition))

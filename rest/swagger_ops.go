@@ -11,16 +11,17 @@ import (
 // description names no route.
 
 var tagDescriptions = map[string]string{
-	"health":      "Liveness, health report and version; no token needed",
-	"platform":    "Tenants, for platform owners; the caller's own accounts",
-	"tenant":      "Users and roles of a tenant, for its owners",
-	"repository":  "CMMN definitions: deploy, list, load, validate",
-	"cases":       "Case instances: start, read, plan items, case file, team, history, planning",
-	"tasks":       "Human tasks: inbox, claim, assign, delegate, revoke, save, validate, complete",
-	"debug":       "The raw event view of a case",
-	"identifiers": "Business identifiers of cases",
-	"storage":     "Archive, restore and delete cases and tenants",
-	"request":     "Anonymous case start, when configured",
+	"health":        "Liveness, health report and version; no token needed",
+	"platform":      "Tenants, for platform owners; the caller's own accounts",
+	"tenant":        "Users and roles of a tenant, for its owners",
+	"repository":    "CMMN definitions: deploy, list, load, validate",
+	"cases":         "Case instances: start, read, plan items, case file, team, history, planning",
+	"tasks":         "Human tasks: inbox, claim, assign, delegate, revoke, save, validate, complete",
+	"debug":         "The raw event view of a case",
+	"identifiers":   "Business identifiers of cases",
+	"consent-group": "Consent groups of a tenant: members with group roles, managed by the group's owners",
+	"storage":       "Archive, restore and delete cases and tenants",
+	"request":       "Anonymous case start, when configured",
 }
 
 var pathParamDescriptions = map[string]string{
@@ -108,7 +109,7 @@ var operations = func() map[string]operation {
 	add("PUT /platform/{tenant}/disable", operation{summary: "Disable a tenant", status: 204, header: "Tenant-Last-Modified", errors: []int{400, 404}})
 	add("PUT /platform/{tenant}/enable", operation{summary: "Enable a tenant", status: 204, header: "Tenant-Last-Modified", errors: []int{400, 404}})
 	add("GET /platform/user", operation{summary: "The caller and their tenant accounts",
-		response: obj(true, "userId", str(""), "tenants", arrayOf(ref("TenantUser")), "groups", arrayOf(schema{"type": "object"}))})
+		response: obj(true, "userId", str(""), "tenants", arrayOf(ref("TenantUser")), "groups", arrayOf(ref("UserConsentGroup")))})
 
 	add("GET /tenant/{tenant}/owners", operation{summary: "Owners of a tenant", response: stringList(), errors: []int{404}})
 	add("GET /tenant/{tenant}/users", operation{summary: "Enabled users of a tenant", response: []tenantUserJSON{}, errors: []int{404}})
@@ -122,6 +123,20 @@ var operations = func() map[string]operation {
 	}
 	add("DELETE /tenant/{tenant}/users/{userId}", operation{summary: "Remove a tenant user", status: 204,
 		header: "Tenant-Last-Modified", errors: []int{400, 404}})
+	add("POST /tenant/{tenant}/consent-groups", operation{summary: "Create a consent group (tenant owners)", body: groupFormat{},
+		response: obj(true, "groupId", str("the id given, or a generated one")), header: "Consent-Group-Last-Modified",
+		description: "id is optional; members need an owner and distinct user ids.", errors: []int{400, 404}})
+
+	add("GET /consent-group/{groupId}", operation{summary: "A consent group the caller is a member of", response: groupJSON{}, errors: []int{404}})
+	add("GET /consent-group/{groupId}/members/{userId}", operation{summary: "One member of a consent group", response: groupMemberJSON{}, errors: []int{404}})
+	groupCommand := func(summary string, body any) operation {
+		return operation{summary: summary, body: body, status: http.StatusAccepted, respType: "text/plain",
+			response: str("The request has been accepted for processing, but the processing has not been completed."),
+			header:   "Consent-Group-Last-Modified", errors: []int{400, 404}}
+	}
+	add("POST /consent-group/{groupId}", groupCommand("Replace the members of a consent group (group owners)", groupFormat{}))
+	add("POST /consent-group/{groupId}/members", groupCommand("Add or replace a consent group member (group owners)", groupMemberFormat{}))
+	add("DELETE /consent-group/{groupId}/members/{userId}", groupCommand("Remove a consent group member (group owners)", nil))
 
 	add("GET /repository/list", operation{summary: "Definitions deployed to the tenant", params: []param{tenantQuery()},
 		response: obj(true, "models", arrayOf(obj(true, "definitions", str("file name"), "description", str("documentation")))), errors: []int{404}})

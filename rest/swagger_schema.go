@@ -30,6 +30,11 @@ var componentNames = map[reflect.Type]string{
 	reflect.TypeFor[teamTenantRole]():                "CaseTeamTenantRoleInput",
 	reflect.TypeFor[teamGroup]():                     "CaseTeamGroupInput",
 	reflect.TypeFor[legacyMember]():                  "CaseTeamMemberInput",
+	reflect.TypeFor[groupFormat]():                   "ConsentGroupInput",
+	reflect.TypeFor[groupMemberFormat]():             "ConsentGroupMemberInput",
+	reflect.TypeFor[groupJSON]():                     "ConsentGroup",
+	reflect.TypeFor[groupMemberJSON]():               "ConsentGroupMember",
+	reflect.TypeFor[userGroupJSON]():                 "UserConsentGroup",
 }
 
 // schemas collects the component schemas a document refers to.
@@ -145,7 +150,7 @@ func (s *schemas) object(t reflect.Type) schema {
 func isRequestType(t reflect.Type) bool {
 	switch t {
 	case reflect.TypeFor[userFormat](), reflect.TypeFor[teamUser](), reflect.TypeFor[teamTenantRole](),
-		reflect.TypeFor[teamGroup](), reflect.TypeFor[legacyMember]():
+		reflect.TypeFor[teamGroup](), reflect.TypeFor[legacyMember](), reflect.TypeFor[groupFormat](), reflect.TypeFor[groupMemberFormat]():
 		return true
 	}
 	return false

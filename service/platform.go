@@ -80,10 +80,12 @@ type PlatformUser struct {
 	IsPlatformOwner bool
 	// Accounts are the caller's enabled accounts in enabled tenants.
 	Accounts []TenantUser
+	// Groups are the caller's consent groups in enabled tenants.
+	Groups []UserGroup
 }
 
 // Me returns the caller's platform view: its enabled accounts in enabled
-// tenants. Any authenticated caller may ask.
+// tenants and its consent groups. Any authenticated caller may ask.
 func (s *Service) Me(ctx context.Context, who auth.Identity) (PlatformUser, error) {
 	const op = "service.Me"
 	accounts, err := db.UserAccounts(ctx, s.db, who.UserID)
@@ -96,5 +98,9 @@ func (s *Service) Me(ctx context.Context, who auth.Identity) (PlatformUser, erro
 			enabled = append(enabled, a)
 		}
 	}
-	return PlatformUser{UserID: who.UserID, IsPlatformOwner: s.isPlatformOwner(who.UserID), Accounts: enabled}, nil
+	groups, err := db.UserGroups(ctx, s.db, who.UserID)
+	if err != nil {
+		return PlatformUser{}, wrap(op, err)
+	}
+	return PlatformUser{UserID: who.UserID, IsPlatformOwner: s.isPlatformOwner(who.UserID), Accounts: enabled, Groups: groups}, nil
 }

@@ -1363,6 +1363,80 @@ type CompleteTaskResponse struct {
 // GetCompleteTask returns CompleteTaskResponse.CompleteTask, and is useful for accessing the field via an interface.
 func (v *CompleteTaskResponse) GetCompleteTask() CompleteTaskCompleteTask { return v.CompleteTask }
 
+// ConsentGroupConsentGroup includes the requested fields of the GraphQL type ConsentGroup.
+// The GraphQL type's documentation follows.
+//
+// A consent group: users of a tenant with group roles, managed by the group's owners.
+type ConsentGroupConsentGroup struct {
+	// The group's id, unique on the platform.
+	Id string `json:"id"`
+	// The tenant the group belongs to.
+	Tenant string `json:"tenant"`
+	// The members, by user id.
+	Members []ConsentGroupConsentGroupMembersConsentGroupMember `json:"members"`
+}
+
+// GetId returns ConsentGroupConsentGroup.Id, and is useful for accessing the field via an interface.
+func (v *ConsentGroupConsentGroup) GetId() string { return v.Id }
+
+// GetTenant returns ConsentGroupConsentGroup.Tenant, and is useful for accessing the field via an interface.
+func (v *ConsentGroupConsentGroup) GetTenant() string { return v.Tenant }
+
+// GetMembers returns ConsentGroupConsentGroup.Members, and is useful for accessing the field via an interface.
+func (v *ConsentGroupConsentGroup) GetMembers() []ConsentGroupConsentGroupMembersConsentGroupMember {
+	return v.Members
+}
+
+// ConsentGroupConsentGroupMembersConsentGroupMember includes the requested fields of the GraphQL type ConsentGroupMember.
+// The GraphQL type's documentation follows.
+//
+// A member of a consent group.
+type ConsentGroupConsentGroupMembersConsentGroupMember struct {
+	// The user id, as tokens name it.
+	UserId string `json:"userId"`
+	// Whether the user manages the group.
+	IsOwner bool `json:"isOwner"`
+	// Group roles; case teams map them to case roles.
+	Roles []string `json:"roles"`
+}
+
+// GetUserId returns ConsentGroupConsentGroupMembersConsentGroupMember.UserId, and is useful for accessing the field via an interface.
+func (v *ConsentGroupConsentGroupMembersConsentGroupMember) GetUserId() string { return v.UserId }
+
+// GetIsOwner returns ConsentGroupConsentGroupMembersConsentGroupMember.IsOwner, and is useful for accessing the field via an interface.
+func (v *ConsentGroupConsentGroupMembersConsentGroupMember) GetIsOwner() bool { return v.IsOwner }
+
+// GetRoles returns ConsentGroupConsentGroupMembersConsentGroupMember.Roles, and is useful for accessing the field via an interface.
+func (v *ConsentGroupConsentGroupMembersConsentGroupMember) GetRoles() []string { return v.Roles }
+
+// A consent group member as a mutation sets it.
+type ConsentGroupMemberInput struct {
+	// The user id, as tokens name it.
+	UserId string `json:"userId"`
+	// Group roles; absent is none.
+	Roles []string `json:"roles"`
+	// Whether the user manages the group; absent is false.
+	IsOwner *bool `json:"isOwner"`
+}
+
+// GetUserId returns ConsentGroupMemberInput.UserId, and is useful for accessing the field via an interface.
+func (v *ConsentGroupMemberInput) GetUserId() string { return v.UserId }
+
+// GetRoles returns ConsentGroupMemberInput.Roles, and is useful for accessing the field via an interface.
+func (v *ConsentGroupMemberInput) GetRoles() []string { return v.Roles }
+
+// GetIsOwner returns ConsentGroupMemberInput.IsOwner, and is useful for accessing the field via an interface.
+func (v *ConsentGroupMemberInput) GetIsOwner() *bool { return v.IsOwner }
+
+// ConsentGroupResponse is returned by ConsentGroup on success.
+type ConsentGroupResponse struct {
+	// A consent group the caller is a member of; null when it does not exist or the caller is not in it.
+	ConsentGroup *ConsentGroupConsentGroup `json:"consentGroup"`
+}
+
+// GetConsentGroup returns ConsentGroupResponse.ConsentGroup, and is useful for accessing the field via an interface.
+func (v *ConsentGroupResponse) GetConsentGroup() *ConsentGroupConsentGroup { return v.ConsentGroup }
+
 // CreateCaseFileItemCreateCaseFileItemCase includes the requested fields of the GraphQL type Case.
 // The GraphQL type's documentation follows.
 //
@@ -1389,6 +1463,83 @@ type CreateCaseFileItemResponse struct {
 // GetCreateCaseFileItem returns CreateCaseFileItemResponse.CreateCaseFileItem, and is useful for accessing the field via an interface.
 func (v *CreateCaseFileItemResponse) GetCreateCaseFileItem() CreateCaseFileItemCreateCaseFileItemCase {
 	return v.CreateCaseFileItem
+}
+
+// CreateConsentGroupCreateConsentGroup includes the requested fields of the GraphQL type ConsentGroup.
+// The GraphQL type's documentation follows.
+//
+// A consent group: users of a tenant with group roles, managed by the group's owners.
+type CreateConsentGroupCreateConsentGroup struct {
+	// The group's id, unique on the platform.
+	Id string `json:"id"`
+	// The tenant the group belongs to.
+	Tenant string `json:"tenant"`
+	// The members, by user id.
+	Members []CreateConsentGroupCreateConsentGroupMembersConsentGroupMember `json:"members"`
+}
+
+// GetId returns CreateConsentGroupCreateConsentGroup.Id, and is useful for accessing the field via an interface.
+func (v *CreateConsentGroupCreateConsentGroup) GetId() string { return v.Id }
+
+// GetTenant returns CreateConsentGroupCreateConsentGroup.Tenant, and is useful for accessing the field via an interface.
+func (v *CreateConsentGroupCreateConsentGroup) GetTenant() string { return v.Tenant }
+
+// GetMembers returns CreateConsentGroupCreateConsentGroup.Members, and is useful for accessing the field via an interface.
+func (v *CreateConsentGroupCreateConsentGroup) GetMembers() []CreateConsentGroupCreateConsentGroupMembersConsentGroupMember {
+	return v.Members
+}
+
+// CreateConsentGroupCreateConsentGroupMembersConsentGroupMember includes the requested fields of the GraphQL type ConsentGroupMember.
+// The GraphQL type's documentation follows.
+//
+// A member of a consent group.
+type CreateConsentGroupCreateConsentGroupMembersConsentGroupMember struct {
+	// The user id, as tokens name it.
+	UserId string `json:"userId"`
+	// Whether the user manages the group.
+	IsOwner bool `json:"isOwner"`
+	// Group roles; case teams map them to case roles.
+	Roles []string `json:"roles"`
+}
+
+// GetUserId returns CreateConsentGroupCreateConsentGroupMembersConsentGroupMember.UserId, and is useful for accessing the field via an interface.
+func (v *CreateConsentGroupCreateConsentGroupMembersConsentGroupMember) GetUserId() string {
+	return v.UserId
+}
+
+// GetIsOwner returns CreateConsentGroupCreateConsentGroupMembersConsentGroupMember.IsOwner, and is useful for accessing the field via an interface.
+func (v *CreateConsentGroupCreateConsentGroupMembersConsentGroupMember) GetIsOwner() bool {
+	return v.IsOwner
+}
+
+// GetRoles returns CreateConsentGroupCreateConsentGroupMembersConsentGroupMember.Roles, and is useful for accessing the field via an interface.
+func (v *CreateConsentGroupCreateConsentGroupMembersConsentGroupMember) GetRoles() []string {
+	return v.Roles
+}
+
+// A new consent group.
+type CreateConsentGroupInput struct {
+	// The group's id; a generated one when absent.
+	Id *string `json:"id"`
+	// The first members; at least one must be an owner.
+	Members []ConsentGroupMemberInput `json:"members"`
+}
+
+// GetId returns CreateConsentGroupInput.Id, and is useful for accessing the field via an interface.
+func (v *CreateConsentGroupInput) GetId() *string { return v.Id }
+
+// GetMembers returns CreateConsentGroupInput.Members, and is useful for accessing the field via an interface.
+func (v *CreateConsentGroupInput) GetMembers() []ConsentGroupMemberInput { return v.Members }
+
+// CreateConsentGroupResponse is returned by CreateConsentGroup on success.
+type CreateConsentGroupResponse struct {
+	// Create a consent group in a tenant. Tenant owners only; the members need an owner.
+	CreateConsentGroup CreateConsentGroupCreateConsentGroup `json:"createConsentGroup"`
+}
+
+// GetCreateConsentGroup returns CreateConsentGroupResponse.CreateConsentGroup, and is useful for accessing the field via an interface.
+func (v *CreateConsentGroupResponse) GetCreateConsentGroup() CreateConsentGroupCreateConsentGroup {
+	return v.CreateConsentGroup
 }
 
 // CreateTenantCreateTenant includes the requested fields of the GraphQL type Tenant.
@@ -2122,6 +2273,59 @@ var AllMemberType = []MemberType{
 	MemberTypeUser,
 	MemberTypeRole,
 }
+
+// MyGroupsMe includes the requested fields of the GraphQL type Me.
+// The GraphQL type's documentation follows.
+//
+// The caller as the platform knows it.
+type MyGroupsMe struct {
+	// The user id from the token (its sub claim, or the configured claim).
+	UserId string `json:"userId"`
+	// The consent groups the caller is a member of.
+	Groups []MyGroupsMeGroupsUserConsentGroup `json:"groups"`
+}
+
+// GetUserId returns MyGroupsMe.UserId, and is useful for accessing the field via an interface.
+func (v *MyGroupsMe) GetUserId() string { return v.UserId }
+
+// GetGroups returns MyGroupsMe.Groups, and is useful for accessing the field via an interface.
+func (v *MyGroupsMe) GetGroups() []MyGroupsMeGroupsUserConsentGroup { return v.Groups }
+
+// MyGroupsMeGroupsUserConsentGroup includes the requested fields of the GraphQL type UserConsentGroup.
+// The GraphQL type's documentation follows.
+//
+// The caller's membership of one consent group.
+type MyGroupsMeGroupsUserConsentGroup struct {
+	// The group's id.
+	GroupId string `json:"groupId"`
+	// The tenant the group belongs to.
+	Tenant string `json:"tenant"`
+	// Whether the caller manages the group.
+	IsOwner bool `json:"isOwner"`
+	// The caller's group roles.
+	Roles []string `json:"roles"`
+}
+
+// GetGroupId returns MyGroupsMeGroupsUserConsentGroup.GroupId, and is useful for accessing the field via an interface.
+func (v *MyGroupsMeGroupsUserConsentGroup) GetGroupId() string { return v.GroupId }
+
+// GetTenant returns MyGroupsMeGroupsUserConsentGroup.Tenant, and is useful for accessing the field via an interface.
+func (v *MyGroupsMeGroupsUserConsentGroup) GetTenant() string { return v.Tenant }
+
+// GetIsOwner returns MyGroupsMeGroupsUserConsentGroup.IsOwner, and is useful for accessing the field via an interface.
+func (v *MyGroupsMeGroupsUserConsentGroup) GetIsOwner() bool { return v.IsOwner }
+
+// GetRoles returns MyGroupsMeGroupsUserConsentGroup.Roles, and is useful for accessing the field via an interface.
+func (v *MyGroupsMeGroupsUserConsentGroup) GetRoles() []string { return v.Roles }
+
+// MyGroupsResponse is returned by MyGroups on success.
+type MyGroupsResponse struct {
+	// The authenticated caller: user id, platform ownership and tenant memberships.
+	Me MyGroupsMe `json:"me"`
+}
+
+// GetMe returns MyGroupsResponse.Me, and is useful for accessing the field via an interface.
+func (v *MyGroupsResponse) GetMe() MyGroupsMe { return v.Me }
 
 // NestedCasesCasesCaseConnection includes the requested fields of the GraphQL type CaseConnection.
 // The GraphQL type's documentation follows.
@@ -3109,6 +3313,64 @@ func (v *RemoveCaseTeamMemberResponse) GetRemoveCaseTeamMember() RemoveCaseTeamM
 	return v.RemoveCaseTeamMember
 }
 
+// RemoveConsentGroupMemberRemoveConsentGroupMemberConsentGroup includes the requested fields of the GraphQL type ConsentGroup.
+// The GraphQL type's documentation follows.
+//
+// A consent group: users of a tenant with group roles, managed by the group's owners.
+type RemoveConsentGroupMemberRemoveConsentGroupMemberConsentGroup struct {
+	// The group's id, unique on the platform.
+	Id string `json:"id"`
+	// The members, by user id.
+	Members []RemoveConsentGroupMemberRemoveConsentGroupMemberConsentGroupMembersConsentGroupMember `json:"members"`
+}
+
+// GetId returns RemoveConsentGroupMemberRemoveConsentGroupMemberConsentGroup.Id, and is useful for accessing the field via an interface.
+func (v *RemoveConsentGroupMemberRemoveConsentGroupMemberConsentGroup) GetId() string { return v.Id }
+
+// GetMembers returns RemoveConsentGroupMemberRemoveConsentGroupMemberConsentGroup.Members, and is useful for accessing the field via an interface.
+func (v *RemoveConsentGroupMemberRemoveConsentGroupMemberConsentGroup) GetMembers() []RemoveConsentGroupMemberRemoveConsentGroupMemberConsentGroupMembersConsentGroupMember {
+	return v.Members
+}
+
+// RemoveConsentGroupMemberRemoveConsentGroupMemberConsentGroupMembersConsentGroupMember includes the requested fields of the GraphQL type ConsentGroupMember.
+// The GraphQL type's documentation follows.
+//
+// A member of a consent group.
+type RemoveConsentGroupMemberRemoveConsentGroupMemberConsentGroupMembersConsentGroupMember struct {
+	// The user id, as tokens name it.
+	UserId string `json:"userId"`
+	// Whether the user manages the group.
+	IsOwner bool `json:"isOwner"`
+	// Group roles; case teams map them to case roles.
+	Roles []string `json:"roles"`
+}
+
+// GetUserId returns RemoveConsentGroupMemberRemoveConsentGroupMemberConsentGroupMembersConsentGroupMember.UserId, and is useful for accessing the field via an interface.
+func (v *RemoveConsentGroupMemberRemoveConsentGroupMemberConsentGroupMembersConsentGroupMember) GetUserId() string {
+	return v.UserId
+}
+
+// GetIsOwner returns RemoveConsentGroupMemberRemoveConsentGroupMemberConsentGroupMembersConsentGroupMember.IsOwner, and is useful for accessing the field via an interface.
+func (v *RemoveConsentGroupMemberRemoveConsentGroupMemberConsentGroupMembersConsentGroupMember) GetIsOwner() bool {
+	return v.IsOwner
+}
+
+// GetRoles returns RemoveConsentGroupMemberRemoveConsentGroupMemberConsentGroupMembersConsentGroupMember.Roles, and is useful for accessing the field via an interface.
+func (v *RemoveConsentGroupMemberRemoveConsentGroupMemberConsentGroupMembersConsentGroupMember) GetRoles() []string {
+	return v.Roles
+}
+
+// RemoveConsentGroupMemberResponse is returned by RemoveConsentGroupMember on success.
+type RemoveConsentGroupMemberResponse struct {
+	// Remove a member from a consent group (a no-op for an unknown user). Group owners only; the last owner cannot go.
+	RemoveConsentGroupMember RemoveConsentGroupMemberRemoveConsentGroupMemberConsentGroup `json:"removeConsentGroupMember"`
+}
+
+// GetRemoveConsentGroupMember returns RemoveConsentGroupMemberResponse.RemoveConsentGroupMember, and is useful for accessing the field via an interface.
+func (v *RemoveConsentGroupMemberResponse) GetRemoveConsentGroupMember() RemoveConsentGroupMemberRemoveConsentGroupMemberConsentGroup {
+	return v.RemoveConsentGroupMember
+}
+
 // RemoveTenantUserResponse is returned by RemoveTenantUser on success.
 type RemoveTenantUserResponse struct {
 	// Remove a user from a tenant (a no-op for an unknown user). Tenant owners only.
@@ -3144,6 +3406,64 @@ type ReplaceCaseFileItemResponse struct {
 // GetReplaceCaseFileItem returns ReplaceCaseFileItemResponse.ReplaceCaseFileItem, and is useful for accessing the field via an interface.
 func (v *ReplaceCaseFileItemResponse) GetReplaceCaseFileItem() ReplaceCaseFileItemReplaceCaseFileItemCase {
 	return v.ReplaceCaseFileItem
+}
+
+// ReplaceConsentGroupReplaceConsentGroup includes the requested fields of the GraphQL type ConsentGroup.
+// The GraphQL type's documentation follows.
+//
+// A consent group: users of a tenant with group roles, managed by the group's owners.
+type ReplaceConsentGroupReplaceConsentGroup struct {
+	// The group's id, unique on the platform.
+	Id string `json:"id"`
+	// The members, by user id.
+	Members []ReplaceConsentGroupReplaceConsentGroupMembersConsentGroupMember `json:"members"`
+}
+
+// GetId returns ReplaceConsentGroupReplaceConsentGroup.Id, and is useful for accessing the field via an interface.
+func (v *ReplaceConsentGroupReplaceConsentGroup) GetId() string { return v.Id }
+
+// GetMembers returns ReplaceConsentGroupReplaceConsentGroup.Members, and is useful for accessing the field via an interface.
+func (v *ReplaceConsentGroupReplaceConsentGroup) GetMembers() []ReplaceConsentGroupReplaceConsentGroupMembersConsentGroupMember {
+	return v.Members
+}
+
+// ReplaceConsentGroupReplaceConsentGroupMembersConsentGroupMember includes the requested fields of the GraphQL type ConsentGroupMember.
+// The GraphQL type's documentation follows.
+//
+// A member of a consent group.
+type ReplaceConsentGroupReplaceConsentGroupMembersConsentGroupMember struct {
+	// The user id, as tokens name it.
+	UserId string `json:"userId"`
+	// Whether the user manages the group.
+	IsOwner bool `json:"isOwner"`
+	// Group roles; case teams map them to case roles.
+	Roles []string `json:"roles"`
+}
+
+// GetUserId returns ReplaceConsentGroupReplaceConsentGroupMembersConsentGroupMember.UserId, and is useful for accessing the field via an interface.
+func (v *ReplaceConsentGroupReplaceConsentGroupMembersConsentGroupMember) GetUserId() string {
+	return v.UserId
+}
+
+// GetIsOwner returns ReplaceConsentGroupReplaceConsentGroupMembersConsentGroupMember.IsOwner, and is useful for accessing the field via an interface.
+func (v *ReplaceConsentGroupReplaceConsentGroupMembersConsentGroupMember) GetIsOwner() bool {
+	return v.IsOwner
+}
+
+// GetRoles returns ReplaceConsentGroupReplaceConsentGroupMembersConsentGroupMember.Roles, and is useful for accessing the field via an interface.
+func (v *ReplaceConsentGroupReplaceConsentGroupMembersConsentGroupMember) GetRoles() []string {
+	return v.Roles
+}
+
+// ReplaceConsentGroupResponse is returned by ReplaceConsentGroup on success.
+type ReplaceConsentGroupResponse struct {
+	// Replace the whole member list of a consent group. Group owners only; the list needs an owner.
+	ReplaceConsentGroup ReplaceConsentGroupReplaceConsentGroup `json:"replaceConsentGroup"`
+}
+
+// GetReplaceConsentGroup returns ReplaceConsentGroupResponse.ReplaceConsentGroup, and is useful for accessing the field via an interface.
+func (v *ReplaceConsentGroupResponse) GetReplaceConsentGroup() ReplaceConsentGroupReplaceConsentGroup {
+	return v.ReplaceConsentGroup
 }
 
 // ReplaceTenantUsersReplaceTenantUsersTenant includes the requested fields of the GraphQL type Tenant.
@@ -3590,6 +3910,64 @@ func (v *SetCaseTeamSetCaseTeamCaseTeamMembersMember) GetIsOwner() bool { return
 
 // GetCaseRoles returns SetCaseTeamSetCaseTeamCaseTeamMembersMember.CaseRoles, and is useful for accessing the field via an interface.
 func (v *SetCaseTeamSetCaseTeamCaseTeamMembersMember) GetCaseRoles() []string { return v.CaseRoles }
+
+// SetConsentGroupMemberResponse is returned by SetConsentGroupMember on success.
+type SetConsentGroupMemberResponse struct {
+	// Add a member to a consent group or replace its roles and ownership. Group owners only; the group keeps an owner.
+	SetConsentGroupMember SetConsentGroupMemberSetConsentGroupMemberConsentGroup `json:"setConsentGroupMember"`
+}
+
+// GetSetConsentGroupMember returns SetConsentGroupMemberResponse.SetConsentGroupMember, and is useful for accessing the field via an interface.
+func (v *SetConsentGroupMemberResponse) GetSetConsentGroupMember() SetConsentGroupMemberSetConsentGroupMemberConsentGroup {
+	return v.SetConsentGroupMember
+}
+
+// SetConsentGroupMemberSetConsentGroupMemberConsentGroup includes the requested fields of the GraphQL type ConsentGroup.
+// The GraphQL type's documentation follows.
+//
+// A consent group: users of a tenant with group roles, managed by the group's owners.
+type SetConsentGroupMemberSetConsentGroupMemberConsentGroup struct {
+	// The group's id, unique on the platform.
+	Id string `json:"id"`
+	// The members, by user id.
+	Members []SetConsentGroupMemberSetConsentGroupMemberConsentGroupMembersConsentGroupMember `json:"members"`
+}
+
+// GetId returns SetConsentGroupMemberSetConsentGroupMemberConsentGroup.Id, and is useful for accessing the field via an interface.
+func (v *SetConsentGroupMemberSetConsentGroupMemberConsentGroup) GetId() string { return v.Id }
+
+// GetMembers returns SetConsentGroupMemberSetConsentGroupMemberConsentGroup.Members, and is useful for accessing the field via an interface.
+func (v *SetConsentGroupMemberSetConsentGroupMemberConsentGroup) GetMembers() []SetConsentGroupMemberSetConsentGroupMemberConsentGroupMembersConsentGroupMember {
+	return v.Members
+}
+
+// SetConsentGroupMemberSetConsentGroupMemberConsentGroupMembersConsentGroupMember includes the requested fields of the GraphQL type ConsentGroupMember.
+// The GraphQL type's documentation follows.
+//
+// A member of a consent group.
+type SetConsentGroupMemberSetConsentGroupMemberConsentGroupMembersConsentGroupMember struct {
+	// The user id, as tokens name it.
+	UserId string `json:"userId"`
+	// Whether the user manages the group.
+	IsOwner bool `json:"isOwner"`
+	// Group roles; case teams map them to case roles.
+	Roles []string `json:"roles"`
+}
+
+// GetUserId returns SetConsentGroupMemberSetConsentGroupMemberConsentGroupMembersConsentGroupMember.UserId, and is useful for accessing the field via an interface.
+func (v *SetConsentGroupMemberSetConsentGroupMemberConsentGroupMembersConsentGroupMember) GetUserId() string {
+	return v.UserId
+}
+
+// GetIsOwner returns SetConsentGroupMemberSetConsentGroupMemberConsentGroupMembersConsentGroupMember.IsOwner, and is useful for accessing the field via an interface.
+func (v *SetConsentGroupMemberSetConsentGroupMemberConsentGroupMembersConsentGroupMember) GetIsOwner() bool {
+	return v.IsOwner
+}
+
+// GetRoles returns SetConsentGroupMemberSetConsentGroupMemberConsentGroupMembersConsentGroupMember.Roles, and is useful for accessing the field via an interface.
+func (v *SetConsentGroupMemberSetConsentGroupMemberConsentGroupMembersConsentGroupMember) GetRoles() []string {
+	return v.Roles
+}
 
 // SetTenantUserResponse is returned by SetTenantUser on success.
 type SetTenantUserResponse struct {
@@ -5012,6 +5390,14 @@ func (v *__CompleteTaskInput) GetId() string { return v.Id }
 // GetOutput returns __CompleteTaskInput.Output, and is useful for accessing the field via an interface.
 func (v *__CompleteTaskInput) GetOutput() *json.RawMessage { return v.Output }
 
+// __ConsentGroupInput is used internally by genqlient
+type __ConsentGroupInput struct {
+	Id string `json:"id"`
+}
+
+// GetId returns __ConsentGroupInput.Id, and is useful for accessing the field via an interface.
+func (v *__ConsentGroupInput) GetId() string { return v.Id }
+
 // __CreateCaseFileItemInput is used internally by genqlient
 type __CreateCaseFileItemInput struct {
 	CaseId string          `json:"caseId"`
@@ -5027,6 +5413,18 @@ func (v *__CreateCaseFileItemInput) GetPath() string { return v.Path }
 
 // GetValue returns __CreateCaseFileItemInput.Value, and is useful for accessing the field via an interface.
 func (v *__CreateCaseFileItemInput) GetValue() json.RawMessage { return v.Value }
+
+// __CreateConsentGroupInput is used internally by genqlient
+type __CreateConsentGroupInput struct {
+	Tenant string                  `json:"tenant"`
+	Input  CreateConsentGroupInput `json:"input"`
+}
+
+// GetTenant returns __CreateConsentGroupInput.Tenant, and is useful for accessing the field via an interface.
+func (v *__CreateConsentGroupInput) GetTenant() string { return v.Tenant }
+
+// GetInput returns __CreateConsentGroupInput.Input, and is useful for accessing the field via an interface.
+func (v *__CreateConsentGroupInput) GetInput() CreateConsentGroupInput { return v.Input }
 
 // __CreateTenantInput is used internally by genqlient
 type __CreateTenantInput struct {
@@ -5200,6 +5598,18 @@ func (v *__RemoveCaseTeamMemberInput) GetMemberId() string { return v.MemberId }
 // GetMemberType returns __RemoveCaseTeamMemberInput.MemberType, and is useful for accessing the field via an interface.
 func (v *__RemoveCaseTeamMemberInput) GetMemberType() *MemberType { return v.MemberType }
 
+// __RemoveConsentGroupMemberInput is used internally by genqlient
+type __RemoveConsentGroupMemberInput struct {
+	Id     string `json:"id"`
+	UserId string `json:"userId"`
+}
+
+// GetId returns __RemoveConsentGroupMemberInput.Id, and is useful for accessing the field via an interface.
+func (v *__RemoveConsentGroupMemberInput) GetId() string { return v.Id }
+
+// GetUserId returns __RemoveConsentGroupMemberInput.UserId, and is useful for accessing the field via an interface.
+func (v *__RemoveConsentGroupMemberInput) GetUserId() string { return v.UserId }
+
 // __RemoveTenantUserInput is used internally by genqlient
 type __RemoveTenantUserInput struct {
 	Tenant string `json:"tenant"`
@@ -5227,6 +5637,18 @@ func (v *__ReplaceCaseFileItemInput) GetPath() string { return v.Path }
 
 // GetValue returns __ReplaceCaseFileItemInput.Value, and is useful for accessing the field via an interface.
 func (v *__ReplaceCaseFileItemInput) GetValue() json.RawMessage { return v.Value }
+
+// __ReplaceConsentGroupInput is used internally by genqlient
+type __ReplaceConsentGroupInput struct {
+	Id      string                    `json:"id"`
+	Members []ConsentGroupMemberInput `json:"members"`
+}
+
+// GetId returns __ReplaceConsentGroupInput.Id, and is useful for accessing the field via an interface.
+func (v *__ReplaceConsentGroupInput) GetId() string { return v.Id }
+
+// GetMembers returns __ReplaceConsentGroupInput.Members, and is useful for accessing the field via an interface.
+func (v *__ReplaceConsentGroupInput) GetMembers() []ConsentGroupMemberInput { return v.Members }
 
 // __ReplaceTenantUsersInput is used internally by genqlient
 type __ReplaceTenantUsersInput struct {
@@ -5271,6 +5693,18 @@ func (v *__SetCaseTeamInput) GetCaseId() string { return v.CaseId }
 
 // GetMembers returns __SetCaseTeamInput.Members, and is useful for accessing the field via an interface.
 func (v *__SetCaseTeamInput) GetMembers() []CaseTeamMemberInput { return v.Members }
+
+// __SetConsentGroupMemberInput is used internally by genqlient
+type __SetConsentGroupMemberInput struct {
+	Id     string                  `json:"id"`
+	Member ConsentGroupMemberInput `json:"member"`
+}
+
+// GetId returns __SetConsentGroupMemberInput.Id, and is useful for accessing the field via an interface.
+func (v *__SetConsentGroupMemberInput) GetId() string { return v.Id }
+
+// GetMember returns __SetConsentGroupMemberInput.Member, and is useful for accessing the field via an interface.
+func (v *__SetConsentGroupMemberInput) GetMember() ConsentGroupMemberInput { return v.Member }
 
 // __SetTenantUserInput is used internally by genqlient
 type __SetTenantUserInput struct {
@@ -5862,6 +6296,46 @@ func CompleteTask(
 	return data_, err_
 }
 
+// The query executed by ConsentGroup.
+const ConsentGroup_Operation = `
+query ConsentGroup ($id: String!) {
+	consentGroup(id: $id) {
+		id
+		tenant
+		members {
+			userId
+			isOwner
+			roles
+		}
+	}
+}
+`
+
+func ConsentGroup(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	id string,
+) (data_ *ConsentGroupResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "ConsentGroup",
+		Query:  ConsentGroup_Operation,
+		Variables: &__ConsentGroupInput{
+			Id: id,
+		},
+	}
+
+	data_ = &ConsentGroupResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
 // The mutation executed by CreateCaseFileItem.
 const CreateCaseFileItem_Operation = `
 mutation CreateCaseFileItem ($caseId: ID!, $path: String!, $value: JSON!) {
@@ -5890,6 +6364,48 @@ func CreateCaseFileItem(
 	}
 
 	data_ = &CreateCaseFileItemResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The mutation executed by CreateConsentGroup.
+const CreateConsentGroup_Operation = `
+mutation CreateConsentGroup ($tenant: String!, $input: CreateConsentGroupInput!) {
+	createConsentGroup(tenant: $tenant, input: $input) {
+		id
+		tenant
+		members {
+			userId
+			isOwner
+			roles
+		}
+	}
+}
+`
+
+func CreateConsentGroup(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	tenant string,
+	input CreateConsentGroupInput,
+) (data_ *CreateConsentGroupResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "CreateConsentGroup",
+		Query:  CreateConsentGroup_Operation,
+		Variables: &__CreateConsentGroupInput{
+			Tenant: tenant,
+			Input:  input,
+		},
+	}
+
+	data_ = &CreateConsentGroupResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(
@@ -6362,6 +6878,42 @@ func Me(
 	return data_, err_
 }
 
+// The query executed by MyGroups.
+const MyGroups_Operation = `
+query MyGroups {
+	me {
+		userId
+		groups {
+			groupId
+			tenant
+			isOwner
+			roles
+		}
+	}
+}
+`
+
+func MyGroups(
+	ctx_ context.Context,
+	client_ graphql.Client,
+) (data_ *MyGroupsResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "MyGroups",
+		Query:  MyGroups_Operation,
+	}
+
+	data_ = &MyGroupsResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
 // The query executed by NestedCases.
 const NestedCases_Operation = `
 query NestedCases ($first: Int) {
@@ -6683,6 +7235,47 @@ func RemoveCaseTeamMember(
 	return data_, err_
 }
 
+// The mutation executed by RemoveConsentGroupMember.
+const RemoveConsentGroupMember_Operation = `
+mutation RemoveConsentGroupMember ($id: String!, $userId: String!) {
+	removeConsentGroupMember(id: $id, userId: $userId) {
+		id
+		members {
+			userId
+			isOwner
+			roles
+		}
+	}
+}
+`
+
+func RemoveConsentGroupMember(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	id string,
+	userId string,
+) (data_ *RemoveConsentGroupMemberResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "RemoveConsentGroupMember",
+		Query:  RemoveConsentGroupMember_Operation,
+		Variables: &__RemoveConsentGroupMemberInput{
+			Id:     id,
+			UserId: userId,
+		},
+	}
+
+	data_ = &RemoveConsentGroupMemberResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
 // The mutation executed by RemoveTenantUser.
 const RemoveTenantUser_Operation = `
 mutation RemoveTenantUser ($tenant: String!, $userId: String!) {
@@ -6745,6 +7338,47 @@ func ReplaceCaseFileItem(
 	}
 
 	data_ = &ReplaceCaseFileItemResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The mutation executed by ReplaceConsentGroup.
+const ReplaceConsentGroup_Operation = `
+mutation ReplaceConsentGroup ($id: String!, $members: [ConsentGroupMemberInput!]!) {
+	replaceConsentGroup(id: $id, members: $members) {
+		id
+		members {
+			userId
+			isOwner
+			roles
+		}
+	}
+}
+`
+
+func ReplaceConsentGroup(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	id string,
+	members []ConsentGroupMemberInput,
+) (data_ *ReplaceConsentGroupResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "ReplaceConsentGroup",
+		Query:  ReplaceConsentGroup_Operation,
+		Variables: &__ReplaceConsentGroupInput{
+			Id:      id,
+			Members: members,
+		},
+	}
+
+	data_ = &ReplaceConsentGroupResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(
@@ -6948,6 +7582,47 @@ func SetCaseTeam(
 	}
 
 	data_ = &SetCaseTeamResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The mutation executed by SetConsentGroupMember.
+const SetConsentGroupMember_Operation = `
+mutation SetConsentGroupMember ($id: String!, $member: ConsentGroupMemberInput!) {
+	setConsentGroupMember(id: $id, member: $member) {
+		id
+		members {
+			userId
+			isOwner
+			roles
+		}
+	}
+}
+`
+
+func SetConsentGroupMember(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	id string,
+	member ConsentGroupMemberInput,
+) (data_ *SetConsentGroupMemberResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "SetConsentGroupMember",
+		Query:  SetConsentGroupMember_Operation,
+		Variables: &__SetConsentGroupMemberInput{
+			Id:     id,
+			Member: member,
+		},
+	}
+
+	data_ = &SetConsentGroupMemberResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(
