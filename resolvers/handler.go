@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"net/url"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
@@ -18,6 +19,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+	"github.com/vektah/gqlparser/v2/parser"
 
 	"github.com/casegraph/casegraph/auth"
 	"github.com/casegraph/casegraph/graph"
@@ -77,8 +79,24 @@ func NewHandler(svc *service.Service, authn Authenticator, logger *slog.Logger, 
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
+		if r.Method == http.MethodGet && getMutation(r.URL.Query()) {
+			writeGraphQLError(w, http.StatusNotAcceptable, "BAD_USER_INPUT", "GET requests only allow query operations")
+			return
+		}
 		srv.ServeHTTP(w, r.WithContext(withBudget(withLoaders(r.Context(), svc), lim.MaxResponseBytes)))
 	})
+}
+
+// getMutation reports whether the query of a GET request selects another
+// operation than a query. gqlgen refuses it too, but without
+// extensions.code; a document that does not parse is left to gqlgen.
+func getMutation(params url.Values) bool {
+	doc, err := parser.ParseQuery(&ast.Source{Input: params.Get("query")})
+	if err != nil {
+		return false
+	}
+	op := doc.Operations.ForName(params.Get("operationName"))
+	return op != nil && op.Operation != ast.Query
 }
 
 // undecodable says why a POST body is not a GraphQL request, or "". gqlgen

@@ -81,3 +81,27 @@ func TestNULInDecodedValuesRefused(t *testing.T) {
 		}
 	})
 }
+
+// TestGETMutationHasCode: a mutation sent with GET is refused (a link must
+// not change anything) with extensions.code, as every error is; gqlgen's
+// own answer had none.
+func TestGETMutationHasCode(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		v := url.Values{"query": {`mutation { removeTenantUser(tenant: "acme", userId: "bob") }`}}
+		req, _ := http.NewRequest("GET", env.URL+"/graphql?"+v.Encode(), nil)
+		req.Header.Set("Authorization", "Bearer "+env.Issuer.Token("alice"))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var body graphQLBody
+		if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusNotAcceptable || len(body.Errors) != 1 || body.Errors[0].Extensions["code"] != "BAD_USER_INPUT" ||
+			body.Errors[0].Message != "GET requests only allow query operations" {
+			t.Fatalf("%d %+v", resp.StatusCode, body.Errors)
+		}
+	})
+}
