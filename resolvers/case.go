@@ -194,7 +194,12 @@ func pageWindow(first *int, after *string, sort string) (*service.Keyset, int, e
 	}
 	n := maxPage
 	if first != nil {
-		n = min(max(*first, 0), maxPage)
+		if *first < 0 {
+			return nil, 0, service.Ef("resolvers.page", service.Invalid, "first must not be negative (it is %d)", *first)
+		}
+		// Past the largest page the answer is one page, and hasNextPage
+		// says there is more, as Relay allows.
+		n = min(*first, maxPage)
 	}
 	return k, n, nil
 }

@@ -70,6 +70,11 @@ func TestKeysetCursorsSurviveInserts(t *testing.T) {
 		expectCode(t, err, "BAD_USER_INPUT", "The cursor belongs to a list sorted by lastmodified desc, not by casename desc: start again without after")
 		_, err = client.Cases(ctx, env.GraphQL("alice"), nil, ptr(2), ptr("not a cursor"))
 		expectCode(t, err, "BAD_USER_INPUT", "The cursor is not valid: pass the endCursor of the previous page as after")
+		// A negative page size is refused, not answered with an empty page.
+		_, err = client.Cases(ctx, env.GraphQL("alice"), nil, ptr(-1), nil)
+		expectCode(t, err, "BAD_USER_INPUT", "first must not be negative (it is -1)")
+		_, err = client.Tasks(ctx, env.GraphQL("alice"), nil, ptr(-5), nil)
+		expectCode(t, err, "BAD_USER_INPUT", "first must not be negative (it is -5)")
 
 		// Tasks by due date: some tasks have none (NULL), which sort last.
 		var after *string
