@@ -194,8 +194,11 @@ func TestHealthAndVersion(t *testing.T) {
 					names[k] = v["Status"]
 				}
 			}
-			if names["query-db"] != "OK" || names["idp"] != "OK" {
-				t.Errorf("measure points = %v, want query-db and idp OK", names)
+			// The reference engine's six points, in any order.
+			for _, want := range []string{"query-db", "idp", "write-journal", "read-journal", "timer-service", "storage-service"} {
+				if names[want] != "OK" {
+					t.Errorf("measure points = %v, want %s OK", names, want)
+				}
 			}
 
 			var version map[string]any

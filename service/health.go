@@ -2,6 +2,8 @@ package service
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"time"
 
 	"github.com/casegraph/casegraph/auth"
@@ -132,6 +134,7 @@ func (s *Service) Health(ctx context.Context) Health {
 		dbPoint("write-journal", pingErr),
 		dbPoint("read-journal", pingErr),
 	}}
+	h.Points = append(h.Points, s.timerPoint(), s.storagePoint())
 	if s.identityHealth != nil {
 		ok, desc := s.identityHealth(ctx)
 		h.Points = append(h.Points, MeasurePoint{Name: "idp", OK: ok, Description: desc})
@@ -141,4 +144,39 @@ func (s *Service) Health(ctx context.Context) Health {
 		h.OK = h.OK && p.OK
 	}
 	return h
+}
+
+// timerPoint reports whether this process's timer runner completes its
+// passes: one that has not for ten of its sleeps (at least 30 s) is
+// stuck or cannot reach the database, and due timers wait.
+func (s *Service) timerPoint() MeasurePoint {
+	beat := s.timerBeat.Load()
+	if beat == 0 {
+		return MeasurePoint{Name: "timer-service", OK: true, Description: "this process runs no timers (serve does)"}
+	}
+	age := s.now().Sub(time.Unix(0, beat))
+	limit := max(10*time.Duration(s.timerPoll.Load()), 30*time.Second)
+	if age > limit {
+		return MeasurePoint{Name: "timer-service", OK: false,
+			Description: fmt.Sprintf("the timer runner has not completed a pass for %s", age.Round(time.Second))}
+	}
+	return MeasurePoint{Name: "timer-service", OK: true, Description: "the timer runner completes its passes"}
+}
+
+// storagePoint reports whether archived cases can be written: the archive
+// directory exists (or can be made) and takes a file.
+func (s *Service) storagePoint() MeasurePoint {
+	if s.archiveDir == "" {
+		return MeasurePoint{Name: "storage-service", OK: true, Description: "archiving is not configured"}
+	}
+	if err := os.MkdirAll(s.archiveDir, 0o750); err != nil {
+		return MeasurePoint{Name: "storage-service", OK: false, Description: "archive directory unusable: " + err.Error()}
+	}
+	f, err := os.CreateTemp(s.archiveDir, ".health-*")
+	if err != nil {
+		return MeasurePoint{Name: "storage-service", OK: false, Description: "archive directory not writable: " + err.Error()}
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return MeasurePoint{Name: "storage-service", OK: true, Description: "archive directory writable"}
 }

@@ -13,6 +13,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -84,6 +85,10 @@ type Service struct {
 	// timer, which may be due before the one it waits for. It only saves
 	// waiting: which timers are due is always read from the database.
 	timerWake chan struct{}
+	// timerBeat is when RunTimers last completed a pass (Unix ns; 0: it
+	// never ran in this process) and timerPoll its longest sleep: the
+	// timer-service point of the health report reads them.
+	timerBeat, timerPoll atomic.Int64
 }
 
 // New returns a Service over an open, migrated database.

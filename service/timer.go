@@ -104,15 +104,21 @@ func (s *Service) fireTimer(ctx context.Context, tx bun.Tx, t db.DueTimer) (err 
 func (s *Service) RunTimers(ctx context.Context, poll time.Duration) {
 	wait := time.NewTimer(0)
 	defer wait.Stop()
+	s.timerPoll.Store(int64(poll))
+	s.timerBeat.Store(s.now().UnixNano())
 	for {
-		if n, err := s.FireDueTimers(ctx); err != nil && ctx.Err() == nil {
-			s.logger.ErrorContext(ctx, "firing timers failed", "err", err)
+		n, fireErr := s.FireDueTimers(ctx)
+		if fireErr != nil && ctx.Err() == nil {
+			s.logger.ErrorContext(ctx, "firing timers failed", "err", fireErr)
 		} else if n > 0 {
 			s.logger.DebugContext(ctx, "timers fired", "count", n)
 		}
 		d, err := s.nextTimerWait(ctx, poll)
 		if err != nil && ctx.Err() == nil {
 			s.logger.ErrorContext(ctx, "reading the next timer failed", "err", err)
+		}
+		if fireErr == nil && err == nil {
+			s.timerBeat.Store(s.now().UnixNano())
 		}
 		wait.Reset(d)
 		select {
