@@ -2,11 +2,15 @@ package rest_test
 
 import (
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/casegraph/casegraph/cmd/casegraph/server"
 	"github.com/casegraph/casegraph/cmd/casegraph/server/servertest"
+	"github.com/casegraph/casegraph/db"
 )
 
 const admin = servertest.PlatformOwner
@@ -241,5 +245,30 @@ func TestSwagger(t *testing.T) {
 	}
 	if doc.Paths["/cases/{caseId}/planitems/{planItem}/{transition}"]["post"] == nil {
 		t.Errorf("the transition route is not a POST")
+	}
+}
+
+// An archive directory that cannot take a file turns the storage-service
+// point and the report red, but the server still answers requests:
+// /status stays 200.
+func TestStorageDownKeepsStatus(t *testing.T) {
+	blocker := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := servertest.Start(t, db.SQLite, func(c *server.Config) { c.ArchiveDir = filepath.Join(blocker, "archive") })
+	expect(t, env.Do(servertest.Request{Method: "GET", Path: "/status"}), http.StatusOK, "OK")
+	var health struct {
+		Status        string                      `json:"Status"`
+		MeasurePoints []map[string]map[string]any `json:"measure-points"`
+	}
+	env.Do(servertest.Request{Method: "GET", Path: "/health"}).JSON(t, &health)
+	if health.Status != "NOK" {
+		t.Errorf("health Status = %q, want NOK", health.Status)
+	}
+	for _, p := range health.MeasurePoints {
+		if s, ok := p["storage-service"]; ok && s["Status"] != "NOK" {
+			t.Errorf("storage-service = %v", s)
+		}
 	}
 }

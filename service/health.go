@@ -87,7 +87,13 @@ type MeasurePoint struct {
 
 // Health is the engine's health report.
 type Health struct {
-	OK     bool
+	// OK: every point is up (the report's Status).
+	OK bool
+	// Ready: what requests need is up, the database and the identity
+	// providers (/status). A stuck timer runner or an unwritable archive
+	// directory turns the report red but does not make the server refuse
+	// requests it can answer.
+	Ready  bool
 	Points []MeasurePoint
 }
 
@@ -139,9 +145,12 @@ func (s *Service) Health(ctx context.Context) Health {
 		ok, desc := s.identityHealth(ctx)
 		h.Points = append(h.Points, MeasurePoint{Name: "idp", OK: ok, Description: desc})
 	}
-	h.OK = true
+	h.OK, h.Ready = true, true
 	for _, p := range h.Points {
 		h.OK = h.OK && p.OK
+		if p.Name != "timer-service" && p.Name != "storage-service" {
+			h.Ready = h.Ready && p.OK
+		}
 	}
 	return h
 }
