@@ -118,10 +118,7 @@ func (r *platformResolver) Health(ctx context.Context, obj *model.Platform) (*mo
 		who = &id
 	}
 	h := r.Service.HealthFor(ctx, who)
-	out := &model.Health{Ok: h.OK, Description: "All measure points are healthy"}
-	if !h.OK {
-		out.Description = "One or more measure points are unhealthy"
-	}
+	out := &model.Health{Ok: h.OK, Description: h.Description}
 	for _, p := range h.Points {
 		out.MeasurePoints = append(out.MeasurePoints, &model.MeasurePoint{Name: p.Name, Ok: p.OK, Description: p.Description})
 	}

@@ -32,15 +32,11 @@ func (a *API) health(w http.ResponseWriter, r *http.Request) {
 	for _, p := range h.Points {
 		points = append(points, map[string]point{p.Name: {Status: statusText(p.OK), Description: p.Description}})
 	}
-	desc := "All measure points are healthy"
-	if !h.OK {
-		desc = "One or more measure points are unhealthy"
-	}
 	writeJSON(w, http.StatusOK, struct {
 		Status        string             `json:"Status"`
 		Description   string             `json:"Description"`
 		MeasurePoints []map[string]point `json:"measure-points"`
-	}{statusText(h.OK), desc, points})
+	}{statusText(h.OK), h.Description, points})
 }
 
 // optionalCaller is the verified caller of a route that needs no token,

@@ -260,11 +260,12 @@ func TestStorageDownKeepsStatus(t *testing.T) {
 	expect(t, env.Do(servertest.Request{Method: "GET", Path: "/status"}), http.StatusOK, "OK")
 	var health struct {
 		Status        string                      `json:"Status"`
+		Description   string                      `json:"Description"`
 		MeasurePoints []map[string]map[string]any `json:"measure-points"`
 	}
 	env.Do(servertest.Request{Method: "GET", Path: "/health"}).JSON(t, &health)
-	if health.Status != "NOK" {
-		t.Errorf("health Status = %q, want NOK", health.Status)
+	if health.Status != "NOK" || health.Description != "One or more measure points are unhealthy" {
+		t.Errorf("health = %q %q, want NOK", health.Status, health.Description)
 	}
 	for _, p := range health.MeasurePoints {
 		if s, ok := p["storage-service"]; ok && s["Status"] != "NOK" {

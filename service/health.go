@@ -89,6 +89,8 @@ type MeasurePoint struct {
 type Health struct {
 	// OK: every point is up (the report's Status).
 	OK bool
+	// Description sums the points up in the reference engine's words.
+	Description string
 	// Ready: what requests need is up, the database and the identity
 	// providers (/status). A stuck timer runner or an unwritable archive
 	// directory turns the report red but does not make the server refuse
@@ -151,6 +153,10 @@ func (s *Service) Health(ctx context.Context) Health {
 		if p.Name != "timer-service" && p.Name != "storage-service" {
 			h.Ready = h.Ready && p.OK
 		}
+	}
+	h.Description = "All measure points are healthy"
+	if !h.OK {
+		h.Description = "One or more measure points are unhealthy"
 	}
 	return h
 }
