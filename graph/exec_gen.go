@@ -32,7 +32,6 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	Case() CaseResolver
 	DiscretionaryItem() DiscretionaryItemResolver
-	Me() MeResolver
 	Member() MemberResolver
 	Mutation() MutationResolver
 	PlanItem() PlanItemResolver
@@ -343,10 +342,6 @@ type CaseResolver interface {
 }
 type DiscretionaryItemResolver interface {
 	Parent(ctx context.Context, obj *model.DiscretionaryItem) (*model.PlanItem, error)
-}
-type MeResolver interface {
-	Tenants(ctx context.Context, obj *model.Me) ([]*model.TenantUser, error)
-	Groups(ctx context.Context, obj *model.Me) ([]*model.UserConsentGroup, error)
 }
 type MemberResolver interface {
 	User(ctx context.Context, obj *model.Member) (*model.TenantUser, error)
@@ -5230,7 +5225,7 @@ func (ec *executionContext) _Me_tenants(ctx context.Context, field graphql.Colle
 			return ec.fieldContext_Me_tenants(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Me().Tenants(ctx, obj)
+			return obj.Tenants, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.TenantUser) graphql.Marshaler {
@@ -5244,8 +5239,8 @@ func (ec *executionContext) fieldContext_Me_tenants(_ context.Context, field gra
 	fc = &graphql.FieldContext{
 		Object:     "Me",
 		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
+		IsMethod:   false,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_TenantUser(ctx, field)
 		},
@@ -5262,7 +5257,7 @@ func (ec *executionContext) _Me_groups(ctx context.Context, field graphql.Collec
 			return ec.fieldContext_Me_groups(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Me().Groups(ctx, obj)
+			return obj.Groups, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.UserConsentGroup) graphql.Marshaler {
@@ -5276,8 +5271,8 @@ func (ec *executionContext) fieldContext_Me_groups(_ context.Context, field grap
 	fc = &graphql.FieldContext{
 		Object:     "Me",
 		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
+		IsMethod:   false,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_UserConsentGroup(ctx, field)
 		},
@@ -11645,25 +11640,23 @@ func (ec *executionContext) _Me(ctx context.Context, sel ast.SelectionSet, obj *
 		case "userId":
 			out.Values[i] = ec._Me_userId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "isPlatformOwner":
 			out.Values[i] = ec._Me_isPlatformOwner(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "tenants":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Me_tenants(ctx, field, obj)
-				})
+			out.Values[i] = ec._Me_tenants(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "groups":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Me_groups(ctx, field, obj)
-				})
+			out.Values[i] = ec._Me_groups(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

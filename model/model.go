@@ -15,8 +15,10 @@ type Tenant struct {
 
 // Me is the authenticated caller; its tenant accounts resolve on demand.
 type Me struct {
-	UserID          string `json:"userId"`
-	IsPlatformOwner bool   `json:"isPlatformOwner"`
+	UserID          string              `json:"userId"`
+	IsPlatformOwner bool                `json:"isPlatformOwner"`
+	Tenants         []*TenantUser       `json:"tenants"`
+	Groups          []*UserConsentGroup `json:"groups"`
 }
 
 // Platform gathers version and health, each resolved on demand.

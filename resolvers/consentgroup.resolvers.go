@@ -11,19 +11,6 @@ import (
 	"github.com/casegraph/casegraph/model"
 )
 
-// Groups is the resolver for the groups field.
-func (r *meResolver) Groups(ctx context.Context, obj *model.Me) ([]*model.UserConsentGroup, error) {
-	who, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	me, err := r.Service.Me(ctx, who)
-	if err != nil {
-		return nil, err
-	}
-	return toUserGroups(me.Groups), nil
-}
-
 // CreateConsentGroup is the resolver for the createConsentGroup field.
 func (r *mutationResolver) CreateConsentGroup(ctx context.Context, tenant string, input model.CreateConsentGroupInput) (*model.ConsentGroup, error) {
 	who, err := caller(ctx)

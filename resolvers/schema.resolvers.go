@@ -13,19 +13,6 @@ import (
 	"github.com/casegraph/casegraph/service"
 )
 
-// Tenants is the resolver for the tenants field.
-func (r *meResolver) Tenants(ctx context.Context, obj *model.Me) ([]*model.TenantUser, error) {
-	who, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	me, err := r.Service.Me(ctx, who)
-	if err != nil {
-		return nil, err
-	}
-	return toTenantUsers(me.Accounts), nil
-}
-
 // CreateTenant is the resolver for the createTenant field.
 func (r *mutationResolver) CreateTenant(ctx context.Context, input model.CreateTenantInput) (*model.Tenant, error) {
 	who, err := caller(ctx)
@@ -135,7 +122,9 @@ func (r *queryResolver) Me(ctx context.Context) (*model.Me, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &model.Me{UserID: me.UserID, IsPlatformOwner: me.IsPlatformOwner}, nil
+	// One read answers every field of me: its accounts and groups come with it.
+	return &model.Me{UserID: me.UserID, IsPlatformOwner: me.IsPlatformOwner,
+		Tenants: toTenantUsers(me.Accounts), Groups: toUserGroups(me.Groups)}, nil
 }
 
 // Platform is the resolver for the platform field.
@@ -188,9 +177,6 @@ func (r *tenantResolver) DisabledAccounts(ctx context.Context, obj *model.Tenant
 	return r.tenantUsers(ctx, obj.Name, false)
 }
 
-// Me returns graph.MeResolver implementation.
-func (r *Resolver) Me() graph.MeResolver { return &meResolver{r} }
-
 // Mutation returns graph.MutationResolver implementation.
 func (r *Resolver) Mutation() graph.MutationResolver { return &mutationResolver{r} }
 
@@ -204,7 +190,6 @@ func (r *Resolver) Query() graph.QueryResolver { return &queryResolver{r} }
 func (r *Resolver) Tenant() graph.TenantResolver { return &tenantResolver{r} }
 
 type (
-	meResolver       struct{ *Resolver }
 	mutationResolver struct{ *Resolver }
 	platformResolver struct{ *Resolver }
 	queryResolver    struct{ *Resolver }
