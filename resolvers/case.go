@@ -65,20 +65,19 @@ func (r *mutationResolver) teamMutation(ctx context.Context, caseID string, run 
 	if err != nil {
 		return nil, err
 	}
-	before, err := loadCase(ctx, caseID)
-	if service.KindOf(err) == service.NotFound {
-		// Only the service tells a stranger (NotFound) from a team member
-		// whose account is disabled (FORBIDDEN); it refuses both.
-		if _, runErr := run(who); runErr != nil {
-			return nil, runErr
-		}
+	// The case as it was answers a change that ends the caller's access.
+	before, loadErr := loadCase(ctx, caseID)
+	if loadErr != nil && service.KindOf(loadErr) != service.NotFound {
+		return nil, loadErr
 	}
-	if err != nil {
-		return nil, err
-	}
+	// A stranger and a member whose account is disabled both miss the
+	// case; the service's refusal tells them apart (NOT_FOUND, FORBIDDEN).
 	lm, err := run(who)
 	if err != nil {
 		return nil, err
+	}
+	if loadErr != nil {
+		return nil, loadErr
 	}
 	return caseResultOr(ctx, caseID, before, lm)
 }
