@@ -181,10 +181,10 @@ func (c costLimit) MutateOperationContext(_ context.Context, oc *graphql.Operati
 	// Introspection is priced by neither depth nor cost, so it must not be
 	// repeated: aliases of __schema over one fragment made a 20 KB request
 	// answer 27 MB.
-	if n := countAliases(op.SelectionSet, 0); n > c.lim.MaxAliases {
+	if n := countFields(op.SelectionSet, isAliased, 0); n > c.lim.MaxAliases {
 		return limitError("COMPLEXITY_LIMIT_EXCEEDED", "the operation has %d aliased fields, over the limit of %d", n, c.lim.MaxAliases)
 	}
-	if n := countField(op.SelectionSet, "__schema", 0); n > 1 {
+	if n := countFields(op.SelectionSet, isSchemaField, 0); n > 1 {
 		return limitError("COMPLEXITY_LIMIT_EXCEEDED", "the operation reads __schema %d times; once is enough", n)
 	}
 	if introspectionOnly(op.SelectionSet) {
@@ -229,9 +229,10 @@ func introspectionOnly(set ast.SelectionSet) bool {
 	return true
 }
 
-// countAliases counts aliased fields, through fragments (each use counts).
-// Counting stops at depth 64: validation has refused fragment cycles.
-func countAliases(set ast.SelectionSet, depth int) int {
+// countFields counts the fields of set that match, through fragments
+// (each use counts). Counting stops at depth 64: validation has refused
+// fragment cycles, and expandedSelections has bounded the fan-out.
+func countFields(set ast.SelectionSet, match func(*ast.Field) bool, depth int) int {
 	if depth > 64 {
 		return 0
 	}
@@ -239,20 +240,24 @@ func countAliases(set ast.SelectionSet, depth int) int {
 	for _, sel := range set {
 		switch s := sel.(type) {
 		case *ast.Field:
-			if s.Alias != "" && s.Alias != s.Name {
+			if match(s) {
 				n++
 			}
-			n += countAliases(s.SelectionSet, depth+1)
+			n += countFields(s.SelectionSet, match, depth+1)
 		case *ast.InlineFragment:
-			n += countAliases(s.SelectionSet, depth+1)
+			n += countFields(s.SelectionSet, match, depth+1)
 		case *ast.FragmentSpread:
 			if s.Definition != nil {
-				n += countAliases(s.Definition.SelectionSet, depth+1)
+				n += countFields(s.Definition.SelectionSet, match, depth+1)
 			}
 		}
 	}
 	return n
 }
+
+func isAliased(f *ast.Field) bool { return f.Alias != "" && f.Alias != f.Name }
+
+func isSchemaField(f *ast.Field) bool { return f.Name == "__schema" }
 
 // maxExpandedSelections bounds the selections of an operation with its
 // fragments expanded at each use: the introspection query has a few
@@ -274,31 +279,6 @@ func expandedSelections(set ast.SelectionSet, n int) int {
 		case *ast.FragmentSpread:
 			if s.Definition != nil {
 				n = expandedSelections(s.Definition.SelectionSet, n)
-			}
-		}
-	}
-	return n
-}
-
-// countField counts the fields named name in set, through fragments (each
-// use counts), stopping at depth 64 as countAliases does.
-func countField(set ast.SelectionSet, name string, depth int) int {
-	if depth > 64 {
-		return 0
-	}
-	n := 0
-	for _, sel := range set {
-		switch s := sel.(type) {
-		case *ast.Field:
-			if s.Name == name {
-				n++
-			}
-			n += countField(s.SelectionSet, name, depth+1)
-		case *ast.InlineFragment:
-			n += countField(s.SelectionSet, name, depth+1)
-		case *ast.FragmentSpread:
-			if s.Definition != nil {
-				n += countField(s.Definition.SelectionSet, name, depth+1)
 			}
 		}
 	}
