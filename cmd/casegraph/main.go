@@ -102,7 +102,6 @@ func configFlags(name string, stderr io.Writer) (fs *flag.FlagSet, finish func()
 		cfg                       server.Config
 		owners, issuers, logLevel string
 		clientApps                string
-		timerInterval             string
 		dev                       bool
 	)
 	fs.StringVar(&cfg.Addr, "addr", env("CASEGRAPH_ADDR", ":2027"), "listen address (CASEGRAPH_ADDR)")
@@ -121,8 +120,6 @@ func configFlags(name string, stderr io.Writer) (fs *flag.FlagSet, finish func()
 	fs.StringVar(&cfg.OIDCKeysURL, "oidc-keys-url", env("CASEGRAPH_OIDC_KEYS_URL", ""), "static JWKS URL for a single issuer (CASEGRAPH_OIDC_KEYS_URL)")
 	fs.StringVar(&cfg.UserIDClaim, "user-id-claim", env("CASEGRAPH_USER_ID_CLAIM", "sub"), "token claim holding the user id (CASEGRAPH_USER_ID_CLAIM)")
 	fs.StringVar(&cfg.DefaultTenant, "default-tenant", env("CASEGRAPH_DEFAULT_TENANT", "world"), "tenant used when a request names none (CASEGRAPH_DEFAULT_TENANT)")
-	fs.StringVar(&timerInterval, "timer-interval", env("CASEGRAPH_TIMER_INTERVAL", "200ms"),
-		"longest sleep of the timer runner; bounds the delay of timers stored by other replicas (CASEGRAPH_TIMER_INTERVAL)")
 	fs.BoolVar(&dev, "dev", envBool("CASEGRAPH_DEV"), "development mode: trust a local signing key; platform owner defaults to admin (CASEGRAPH_DEV)")
 	fs.StringVar(&logLevel, "log-level", env("CASEGRAPH_LOG_LEVEL", "info"), "debug, info, warn or error (CASEGRAPH_LOG_LEVEL)")
 	cfg.RegisterFlags(fs)
@@ -134,11 +131,6 @@ func configFlags(name string, stderr io.Writer) (fs *flag.FlagSet, finish func()
 		if err := level.UnmarshalText([]byte(logLevel)); err != nil {
 			return server.Config{}, 0, fmt.Errorf("invalid log level %q (CASEGRAPH_LOG_LEVEL or -log-level): use debug, info, warn or error", logLevel)
 		}
-		d, err := time.ParseDuration(timerInterval)
-		if err != nil || d <= 0 {
-			return server.Config{}, 0, fmt.Errorf("CASEGRAPH_TIMER_INTERVAL (--timer-interval) must be a positive duration such as 200ms, not %q", timerInterval)
-		}
-		cfg.TimerInterval = d
 		cfg.PlatformOwners = server.SplitList(owners)
 		cfg.ClientApps = server.SplitList(clientApps)
 		cfg.OIDCIssuers = server.SplitList(issuers)

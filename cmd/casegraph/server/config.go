@@ -168,27 +168,13 @@ var DefaultLimits = Limits{
 func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	d := DefaultLimits
 	intFlag := func(p *int, name, env string, def int, usage string) {
-		v := def
-		if s, ok := os.LookupEnv(env); ok && s != "" {
-			n, err := strconv.Atoi(s)
-			if err != nil {
-				c.flagErrs = append(c.flagErrs, fmt.Errorf("%s must be a whole number, not %q", env, s))
-			}
-			v = n
-		}
-		fs.IntVar(p, name, v, usage+" ("+env+")")
+		envFlag(c, fs, p, name, env, def, usage, strconv.Atoi, "a whole number")
 	}
 	durFlag := func(p *time.Duration, name, env string, def time.Duration, usage string) {
-		v := def
-		if s, ok := os.LookupEnv(env); ok && s != "" {
-			n, err := time.ParseDuration(s)
-			if err != nil {
-				c.flagErrs = append(c.flagErrs, fmt.Errorf("%s must be a duration such as 30s or 2m, not %q", env, s))
-			}
-			v = n
-		}
-		fs.DurationVar(p, name, v, usage+" ("+env+")")
+		envFlag(c, fs, p, name, env, def, usage, time.ParseDuration, "a duration such as 30s or 2m")
 	}
+	durFlag(&c.TimerInterval, "timer-interval", "CASEGRAPH_TIMER_INTERVAL", 200*time.Millisecond,
+		"longest sleep of the timer runner; bounds the delay of timers stored by other replicas")
 	l := &c.Limits
 	intFlag(&l.MaxIdentifierLength, "max-identifier-length", "CASEGRAPH_MAX_IDENTIFIER_LENGTH", d.MaxIdentifierLength, "longest user id, role, tenant or definition name in bytes")
 	intFlag(&l.MaxTeamMembers, "max-team-members", "CASEGRAPH_MAX_TEAM_MEMBERS", d.MaxTeamMembers, "most members of one case team")
@@ -212,6 +198,44 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 		return nil
 	})
 	l.CORSOrigins = SplitList(os.Getenv("CASEGRAPH_CORS_ORIGINS"))
+}
+
+// envFlag defines the flag name on fs, defaulting to the value of the
+// environment variable env, else to def. A variable parse cannot read is
+// kept for Validate, which refuses it naming the variable.
+func envFlag[T any](c *Config, fs *flag.FlagSet, p *T, name, env string, def T, usage string, parse func(string) (T, error), want string) {
+	v := def
+	if s, ok := os.LookupEnv(env); ok && s != "" {
+		n, err := parse(s)
+		if err != nil {
+			c.flagErrs = append(c.flagErrs, fmt.Errorf("%s must be %s, not %q", env, want, s))
+		}
+		v = n
+	}
+	*p = v
+	fs.Var(&valueFlag[T]{p: p, parse: parse}, name, usage+" ("+env+")")
+}
+
+// valueFlag is a flag.Value of any type parse reads.
+type valueFlag[T any] struct {
+	p     *T
+	parse func(string) (T, error)
+}
+
+func (f *valueFlag[T]) String() string {
+	if f == nil || f.p == nil {
+		return ""
+	}
+	return fmt.Sprint(*f.p)
+}
+
+func (f *valueFlag[T]) Set(s string) error {
+	v, err := f.parse(s)
+	if err != nil {
+		return err
+	}
+	*f.p = v
+	return nil
 }
 
 // validate refuses a negative or unsafe setting, naming its variable.
@@ -331,6 +355,9 @@ func (c Config) Validate() error {
 	}
 	if err := c.Limits.validate(); err != nil {
 		return err
+	}
+	if c.TimerInterval < 0 {
+		return fmt.Errorf("CASEGRAPH_TIMER_INTERVAL (-timer-interval) must be a positive duration such as 200ms, not %s", c.TimerInterval)
 	}
 	c = c.withDefaults()
 	if len(c.OIDCIssuers) == 0 && !c.Dev {

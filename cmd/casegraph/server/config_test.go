@@ -16,6 +16,8 @@ func TestLimitSettingsRefusedByName(t *testing.T) {
 		"CASEGRAPH_MAX_IN_FLIGHT=-1":         "CASEGRAPH_MAX_IN_FLIGHT must not be negative",
 		"CASEGRAPH_TOKEN_LEEWAY=1h":          "CASEGRAPH_TOKEN_LEEWAY must be at most 5m",
 		"CASEGRAPH_CORS_ORIGINS=example.com": "CASEGRAPH_CORS_ORIGINS holds \"example.com\"",
+		"CASEGRAPH_TIMER_INTERVAL=soon":      "CASEGRAPH_TIMER_INTERVAL must be a duration",
+		"CASEGRAPH_TIMER_INTERVAL=-1s":       "CASEGRAPH_TIMER_INTERVAL (-timer-interval) must be a positive duration",
 	} {
 		name, value, _ := strings.Cut(env, "=")
 		t.Setenv(name, value)
