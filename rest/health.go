@@ -7,7 +7,7 @@ import (
 )
 
 func (a *API) status(w http.ResponseWriter, r *http.Request) {
-	if !a.svc.Health(r.Context()).Ready {
+	if !a.svc.Ready(r.Context()) {
 		writeText(w, http.StatusServiceUnavailable, "The server is currently unavailable (because it is overloaded or down for maintenance).")
 		return
 	}

@@ -91,12 +91,7 @@ type Health struct {
 	OK bool
 	// Description sums the points up in the reference engine's words.
 	Description string
-	// Ready: what requests need is up, the database and the identity
-	// providers (/status). A stuck timer runner or an unwritable archive
-	// directory turns the report red but does not make the server refuse
-	// requests it can answer.
-	Ready  bool
-	Points []MeasurePoint
+	Points      []MeasurePoint
 }
 
 // HealthFor is the health report as the caller may see it: every check
@@ -123,11 +118,30 @@ func (s *Service) HealthFor(ctx context.Context, who *auth.Identity) Health {
 	return h
 }
 
-// Health checks the database and the identity providers, with details.
-// Needs no identity: doors answer callers through HealthFor. The journals
-// of the reference engine's report live in the same database as the read
-// tables here, so they share its result.
+// Health checks the database, the identity providers, the timer runner
+// and the archive directory, with details. Needs no identity: doors
+// answer callers through HealthFor. The journals of the reference engine's
+// report live in the same database as the read tables here, so they share
+// its result.
 func (s *Service) Health(ctx context.Context) Health {
+	h := Health{Points: append(s.readinessPoints(ctx), s.timerPoint(), s.storagePoint())}
+	h.OK = allOK(h.Points)
+	h.Description = "All measure points are healthy"
+	if !h.OK {
+		h.Description = "One or more measure points are unhealthy"
+	}
+	return h
+}
+
+// Ready reports whether what requests need answers: the database and the
+// identity providers (/status). A stuck timer runner or an unwritable
+// archive directory turns the health report red but does not make the
+// server refuse requests it can answer, and a probe does no file I/O.
+func (s *Service) Ready(ctx context.Context) bool {
+	return allOK(s.readinessPoints(ctx))
+}
+
+func (s *Service) readinessPoints(ctx context.Context) []MeasurePoint {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	dbPoint := func(name string, err error) MeasurePoint {
@@ -137,28 +151,21 @@ func (s *Service) Health(ctx context.Context) Health {
 		return MeasurePoint{Name: name, OK: true, Description: string(s.db.Flavor) + " database reachable"}
 	}
 	pingErr := s.db.Ping(ctx)
-	h := Health{Points: []MeasurePoint{
-		dbPoint("query-db", pingErr),
-		dbPoint("write-journal", pingErr),
-		dbPoint("read-journal", pingErr),
-	}}
-	h.Points = append(h.Points, s.timerPoint(), s.storagePoint())
+	points := []MeasurePoint{dbPoint("query-db", pingErr), dbPoint("write-journal", pingErr), dbPoint("read-journal", pingErr)}
 	if s.identityHealth != nil {
 		ok, desc := s.identityHealth(ctx)
-		h.Points = append(h.Points, MeasurePoint{Name: "idp", OK: ok, Description: desc})
+		points = append(points, MeasurePoint{Name: "idp", OK: ok, Description: desc})
 	}
-	h.OK, h.Ready = true, true
-	for _, p := range h.Points {
-		h.OK = h.OK && p.OK
-		if p.Name != "timer-service" && p.Name != "storage-service" {
-			h.Ready = h.Ready && p.OK
+	return points
+}
+
+func allOK(points []MeasurePoint) bool {
+	for _, p := range points {
+		if !p.OK {
+			return false
 		}
 	}
-	h.Description = "All measure points are healthy"
-	if !h.OK {
-		h.Description = "One or more measure points are unhealthy"
-	}
-	return h
+	return true
 }
 
 // timerPoint reports whether this process's timer runner completes its
