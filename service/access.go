@@ -20,12 +20,9 @@ import (
 // filters (db's callerMembership) apply the same rule to every list.
 func (s *Service) caseActor(ctx context.Context, idb bun.IDB, op string, who auth.Identity, tenant string, team Team,
 	notFound error) (engine.Actor, error) {
-	acct, err := db.GetTenantUser(ctx, idb, tenant, who.UserID)
-	switch {
-	case errors.Is(err, db.ErrNotFound):
-		acct = TenantUser{Enabled: true}
-	case err != nil:
-		return engine.Actor{}, wrap(op, err)
+	acct, err := accountIn(ctx, idb, op, who, tenant)
+	if err != nil {
+		return engine.Actor{}, err
 	}
 	actor, ok := actorOf(who, team, acct.Roles)
 	if !ok {
@@ -92,14 +89,25 @@ func taskCaseOf(taskID string) func(ctx context.Context, idb bun.IDB) (string, e
 // refuseDisabled refuses a caller whose account in tenant is disabled; a
 // caller without an account there passes (case teams may name anyone).
 func (s *Service) refuseDisabled(ctx context.Context, idb bun.IDB, op string, who auth.Identity, tenant string) error {
-	acct, err := db.GetTenantUser(ctx, idb, tenant, who.UserID)
-	switch {
-	case errors.Is(err, db.ErrNotFound):
-		return nil
-	case err != nil:
-		return wrap(op, err)
-	case !acct.Enabled:
+	acct, err := accountIn(ctx, idb, op, who, tenant)
+	if err != nil {
+		return err
+	}
+	if !acct.Enabled {
 		return disabledMember(op, who, nil)
 	}
 	return nil
+}
+
+// accountIn is the caller's account in tenant; a caller without one
+// (case teams may name anyone) counts as enabled, without tenant roles.
+func accountIn(ctx context.Context, idb bun.IDB, op string, who auth.Identity, tenant string) (TenantUser, error) {
+	acct, err := db.GetTenantUser(ctx, idb, tenant, who.UserID)
+	switch {
+	case errors.Is(err, db.ErrNotFound):
+		return TenantUser{Enabled: true}, nil
+	case err != nil:
+		return TenantUser{}, wrap(op, err)
+	}
+	return acct, nil
 }
