@@ -9,7 +9,9 @@ import (
 )
 
 // deployV2 deploys the next version of the compat model as tom.
-func deployV2(t *testing.T, f *fixture, _ *caseRef) { mustStatus(t, f.deploy(t, "compat_v2"), http.StatusNoContent) }
+func deployV2(t *testing.T, f *fixture, _ *caseRef) {
+	mustStatus(t, f.deploy(t, "compat_v2"), http.StatusNoContent)
+}
 
 // migratedToV2 checks that the case now runs compat_v2: its name, its
 // plan items (kept, renamed, removed, added) and the definition it serves.
