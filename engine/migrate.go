@@ -222,9 +222,11 @@ func (m *migration) place() {
 		delete(m.previous, p)
 		m.removed = append(m.removed, p)
 	}
-	slices.SortStableFunc(m.removed, func(a, b *PlanItem) int {
-		return slices.Index(m.c.PlanItems, a) - slices.Index(m.c.PlanItems, b)
-	})
+	pos := make(map[*PlanItem]int, len(m.c.PlanItems))
+	for i, p := range m.c.PlanItems {
+		pos[p] = i
+	}
+	slices.SortFunc(m.removed, func(a, b *PlanItem) int { return pos[a] - pos[b] })
 }
 
 // report records each matched instance's migration, brings its rules and
@@ -247,7 +249,8 @@ func (m *migration) report(r *run) {
 			StageID: p.StageID, Index: p.Index, CurrentState: p.State, HistoryState: p.HistoryState, Transition: p.LastTransition,
 			Required: p.Required, Repeating: p.Repeating, PreviousDefinitionID: prev.definitionID, PreviousName: prev.name,
 			PreviousStageID: prev.stageID})
-		if p.Task != nil {
+		if p.Task != nil && p.Task.State != TaskCompleted && p.Task.State != TaskTerminated {
+			// A finished task keeps the performer it was done under.
 			role := ""
 			if h := r.humanTaskDef(p); h != nil && h.Performer() != nil {
 				role = h.Performer().Name()

@@ -227,3 +227,34 @@ func TestMigrateIntoStageThatDidNotStart(t *testing.T) {
 		t.Errorf("%d instances of Collect A, want the old one and one made by Review's start: %s", n, x.summary())
 	}
 }
+
+// Migrating to the definition the case already runs changes no state:
+// every item, planned discretionary ones included, is matched by its id
+// and stays where it is; nothing is created or terminated.
+func TestMigrateToSameDefinition(t *testing.T) {
+	for _, name := range []string{"migrate_v1", "stages", "discretionary", "workflow"} {
+		t.Run(name, func(t *testing.T) {
+			x := start(t, name, map[string]any{})
+			if name == "discretionary" {
+				x.do(PlanDiscretionaryItem{ParentID: "case-1", DefinitionID: "di_extra", Name: "Extra"}, alice)
+			}
+			before := roundTrip(t, x.c)
+			events := x.migrate(name, MigrateDefinition{}, alice)
+			if len(x.c.PlanItems) != len(before.PlanItems) {
+				t.Fatalf("%d plan items after, %d before", len(x.c.PlanItems), len(before.PlanItems))
+			}
+			for i, p := range x.c.PlanItems {
+				b := before.PlanItems[i]
+				if p.ID != b.ID || p.DefinitionID != b.DefinitionID || p.Name != b.Name || p.StageID != b.StageID || p.State != b.State {
+					t.Errorf("item %d: %+v, was %+v", i, p, b)
+				}
+			}
+			for _, e := range events {
+				switch e.Type {
+				case "PlanItemCreated", "PlanItemTransitioned", "CaseFileItemDropped", "CaseRolesDropped":
+					t.Errorf("unexpected %s %+v", e.Type, e.Payload)
+				}
+			}
+		})
+	}
+}
