@@ -52,6 +52,15 @@ func migratedToV2(t *testing.T, f *fixture, c *caseRef, _ *servertest.Response) 
 	if !strings.Contains(item.Body, `"currentState":"Completed"`) {
 		t.Errorf("Follow up after complete: %s", item.Body)
 	}
+	// The renamed item's history shows the migration as its last row.
+	hist := f.as(t, caseOwner, "GET", "/cases/{case}/history/planitems/"+ids["Open item"], nil, c)
+	mustStatus(t, hist, http.StatusOK)
+	var rows []struct{ Name, EventType, CurrentState string }
+	hist.JSON(t, &rows)
+	if n := len(rows); n == 0 || rows[n-1].Name != "Open item" || !strings.HasSuffix(rows[n-1].EventType, "PlanItemMigrated") ||
+		rows[n-1].CurrentState != "Active" {
+		t.Errorf("history of Open item: %s", hist.Body)
+	}
 	// The history records the migration.
 	events := f.as(t, caseOwner, "GET", "/cases/{case}/history/events", nil, c)
 	mustStatus(t, events, http.StatusOK)
