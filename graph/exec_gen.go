@@ -182,6 +182,7 @@ type ComplexityRoot struct {
 		DisableTenant            func(childComplexity int, name string) int
 		EnableTenant             func(childComplexity int, name string) int
 		MakePlanItemTransition   func(childComplexity int, caseID string, planItem string, transition model.Transition) int
+		MigrateCaseDefinition    func(childComplexity int, caseID string, definition string, team []*model.CaseTeamMemberInput) int
 		PlanDiscretionaryItem    func(childComplexity int, caseID string, parentID string, definitionID string, name *string, planItemID *string) int
 		RaiseUserEvent           func(childComplexity int, caseID string, event string) int
 		RemoveCaseTeamMember     func(childComplexity int, caseID string, memberID string, memberType *model.MemberType) int
@@ -360,6 +361,7 @@ type MutationResolver interface {
 	UpdateCaseFileItem(ctx context.Context, caseID string, path string, value any) (*model.Case, error)
 	ReplaceCaseFileItem(ctx context.Context, caseID string, path string, value any) (*model.Case, error)
 	DeleteCaseFileItem(ctx context.Context, caseID string, path string) (*model.Case, error)
+	MigrateCaseDefinition(ctx context.Context, caseID string, definition string, team []*model.CaseTeamMemberInput) (*model.Case, error)
 	CreateConsentGroup(ctx context.Context, tenant string, input model.CreateConsentGroupInput) (*model.ConsentGroup, error)
 	ReplaceConsentGroup(ctx context.Context, id string, members []*model.ConsentGroupMemberInput) (*model.ConsentGroup, error)
 	SetConsentGroupMember(ctx context.Context, id string, member model.ConsentGroupMemberInput) (*model.ConsentGroup, error)
@@ -1035,6 +1037,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.MakePlanItemTransition(childComplexity, args["caseId"].(string), args["planItem"].(string), args["transition"].(model.Transition)), true
+	case "Mutation.migrateCaseDefinition":
+		if e.ComplexityRoot.Mutation.MigrateCaseDefinition == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_migrateCaseDefinition_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MigrateCaseDefinition(childComplexity, args["caseId"].(string), args["definition"].(string), args["team"].([]*model.CaseTeamMemberInput)), true
 	case "Mutation.planDiscretionaryItem":
 		if e.ComplexityRoot.Mutation.PlanDiscretionaryItem == nil {
 			break
@@ -2904,6 +2917,36 @@ func (ec *executionContext) field_Mutation_makePlanItemTransition_args(ctx conte
 		return nil, err
 	}
 	args["transition"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_migrateCaseDefinition_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "caseId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["caseId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "definition",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["definition"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "team",
+		func(ctx context.Context, v any) ([]*model.CaseTeamMemberInput, error) {
+			return ec.unmarshalOCaseTeamMemberInput2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseTeamMemberInputᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["team"] = arg2
 	return args, nil
 }
 
@@ -6080,6 +6123,50 @@ func (ec *executionContext) fieldContext_Mutation_deleteCaseFileItem(ctx context
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_deleteCaseFileItem_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_migrateCaseDefinition(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_migrateCaseDefinition(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MigrateCaseDefinition(ctx, fc.Args["caseId"].(string), fc.Args["definition"].(string), fc.Args["team"].([]*model.CaseTeamMemberInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_migrateCaseDefinition(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_migrateCaseDefinition_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -11882,6 +11969,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "deleteCaseFileItem":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteCaseFileItem(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "migrateCaseDefinition":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_migrateCaseDefinition(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++

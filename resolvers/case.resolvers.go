@@ -187,6 +187,18 @@ func (r *mutationResolver) DeleteCaseFileItem(ctx context.Context, caseID string
 	return r.changeCaseFile(ctx, caseID, service.FileDelete, path, nil)
 }
 
+// MigrateCaseDefinition is the resolver for the migrateCaseDefinition field.
+func (r *mutationResolver) MigrateCaseDefinition(ctx context.Context, caseID string, definition string, team []*model.CaseTeamMemberInput) (*model.Case, error) {
+	in := service.MigrateDefinitionInput{Definition: definition}
+	if team != nil {
+		in.Team = memberInputs(team)
+	}
+	// A new team may leave the caller out: then the case as it was answers.
+	return r.teamMutation(ctx, caseID, func(who service.Identity) (service.LastModified, error) {
+		return r.Service.MigrateCaseDefinition(ctx, who, caseID, in)
+	})
+}
+
 // Case is the resolver for the case field.
 func (r *planItemResolver) Case(ctx context.Context, obj *model.PlanItem) (*model.Case, error) {
 	v, err := loadCase(ctx, obj.CaseID)

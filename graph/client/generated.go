@@ -181,7 +181,7 @@ type CaseCase struct {
 	Tenant string `json:"tenant"`
 	// The case definition's name.
 	Name string `json:"name"`
-	// The file name of the definition it was started from.
+	// The file name of the definition it runs: the one it was started from or last migrated to by name (a migration to a document sent inline keeps the name).
 	Definition string `json:"definition"`
 	// The case plan's state.
 	State CaseState `json:"state"`
@@ -2272,6 +2272,271 @@ const (
 var AllMemberType = []MemberType{
 	MemberTypeUser,
 	MemberTypeRole,
+}
+
+// MigrateCaseDefinitionMigrateCaseDefinitionCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type MigrateCaseDefinitionMigrateCaseDefinitionCase struct {
+	// The case instance id.
+	Id string `json:"id"`
+	// The case definition's name.
+	Name string `json:"name"`
+	// The file name of the definition it runs: the one it was started from or last migrated to by name (a migration to a document sent inline keeps the name).
+	Definition string `json:"definition"`
+	// Plan items in creation order; the first is the case plan.
+	PlanItems []MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem `json:"planItems"`
+	// The case's human tasks that became active, oldest first.
+	Tasks []MigrateCaseDefinitionMigrateCaseDefinitionCaseTasksTask `json:"tasks"`
+	// Who may see the case and act in it.
+	Team MigrateCaseDefinitionMigrateCaseDefinitionCaseTeam `json:"team"`
+}
+
+// GetId returns MigrateCaseDefinitionMigrateCaseDefinitionCase.Id, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCase) GetId() string { return v.Id }
+
+// GetName returns MigrateCaseDefinitionMigrateCaseDefinitionCase.Name, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCase) GetName() string { return v.Name }
+
+// GetDefinition returns MigrateCaseDefinitionMigrateCaseDefinitionCase.Definition, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCase) GetDefinition() string { return v.Definition }
+
+// GetPlanItems returns MigrateCaseDefinitionMigrateCaseDefinitionCase.PlanItems, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCase) GetPlanItems() []MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem {
+	return v.PlanItems
+}
+
+// GetTasks returns MigrateCaseDefinitionMigrateCaseDefinitionCase.Tasks, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCase) GetTasks() []MigrateCaseDefinitionMigrateCaseDefinitionCaseTasksTask {
+	return v.Tasks
+}
+
+// GetTeam returns MigrateCaseDefinitionMigrateCaseDefinitionCase.Team, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCase) GetTeam() MigrateCaseDefinitionMigrateCaseDefinitionCaseTeam {
+	return v.Team
+}
+
+// MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem includes the requested fields of the GraphQL type PlanItem.
+// The GraphQL type's documentation follows.
+//
+// A plan item: the case plan, a stage, a task, a milestone or an event listener, in one repetition.
+type MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem struct {
+	PlanItemFields `json:"-"`
+}
+
+// GetId returns MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem.Id, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem) GetId() string {
+	return v.PlanItemFields.Id
+}
+
+// GetName returns MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem.Name, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem) GetName() string {
+	return v.PlanItemFields.Name
+}
+
+// GetType returns MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem.Type, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem) GetType() PlanItemType {
+	return v.PlanItemFields.Type
+}
+
+// GetState returns MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem.State, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem) GetState() PlanItemState {
+	return v.PlanItemFields.State
+}
+
+// GetIndex returns MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem.Index, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem) GetIndex() int {
+	return v.PlanItemFields.Index
+}
+
+// GetTransition returns MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem.Transition, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem) GetTransition() Transition {
+	return v.PlanItemFields.Transition
+}
+
+// GetIsRequired returns MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem.IsRequired, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem) GetIsRequired() bool {
+	return v.PlanItemFields.IsRequired
+}
+
+// GetIsRepeating returns MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem.IsRepeating, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem) GetIsRepeating() bool {
+	return v.PlanItemFields.IsRepeating
+}
+
+// GetStage returns MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem.Stage, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem) GetStage() *PlanItemFieldsStagePlanItem {
+	return v.PlanItemFields.Stage
+}
+
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem) UnmarshalJSON(b []byte) error {
+
+	if string(b) == "null" {
+		return nil
+	}
+
+	var firstPass struct {
+		*MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem
+		graphql.NoUnmarshalJSON
+	}
+	firstPass.MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem = v
+
+	err := json.Unmarshal(b, &firstPass)
+	if err != nil {
+		return err
+	}
+
+	err = json.Unmarshal(
+		b, &v.PlanItemFields)
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+type __premarshalMigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem struct {
+	Id string `json:"id"`
+
+	Name string `json:"name"`
+
+	Type PlanItemType `json:"type"`
+
+	State PlanItemState `json:"state"`
+
+	Index int `json:"index"`
+
+	Transition Transition `json:"transition"`
+
+	IsRequired bool `json:"isRequired"`
+
+	IsRepeating bool `json:"isRepeating"`
+
+	Stage *PlanItemFieldsStagePlanItem `json:"stage"`
+}
+
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem) MarshalJSON() ([]byte, error) {
+	premarshaled, err := v.__premarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(premarshaled)
+}
+
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem) __premarshalJSON() (*__premarshalMigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem, error) {
+	var retval __premarshalMigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem
+
+	retval.Id = v.PlanItemFields.Id
+	retval.Name = v.PlanItemFields.Name
+	retval.Type = v.PlanItemFields.Type
+	retval.State = v.PlanItemFields.State
+	retval.Index = v.PlanItemFields.Index
+	retval.Transition = v.PlanItemFields.Transition
+	retval.IsRequired = v.PlanItemFields.IsRequired
+	retval.IsRepeating = v.PlanItemFields.IsRepeating
+	retval.Stage = v.PlanItemFields.Stage
+	return &retval, nil
+}
+
+// MigrateCaseDefinitionMigrateCaseDefinitionCaseTasksTask includes the requested fields of the GraphQL type Task.
+// The GraphQL type's documentation follows.
+//
+// A human task: its workflow state apart from its plan item's CMMN state.
+type MigrateCaseDefinitionMigrateCaseDefinitionCaseTasksTask struct {
+	// The task id, the same as its plan item's.
+	Id string `json:"id"`
+	// The task's name.
+	Name string `json:"name"`
+	// Who works on it now; null when unassigned.
+	Assignee *string `json:"assignee"`
+	// Who claimed or was assigned it; gets it back after a delegation is revoked.
+	Owner *string `json:"owner"`
+	// The performer case role; null when any member may perform it.
+	Role *string `json:"role"`
+	// Its saved or final output by name.
+	Output json.RawMessage `json:"output"`
+}
+
+// GetId returns MigrateCaseDefinitionMigrateCaseDefinitionCaseTasksTask.Id, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCaseTasksTask) GetId() string { return v.Id }
+
+// GetName returns MigrateCaseDefinitionMigrateCaseDefinitionCaseTasksTask.Name, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCaseTasksTask) GetName() string { return v.Name }
+
+// GetAssignee returns MigrateCaseDefinitionMigrateCaseDefinitionCaseTasksTask.Assignee, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCaseTasksTask) GetAssignee() *string {
+	return v.Assignee
+}
+
+// GetOwner returns MigrateCaseDefinitionMigrateCaseDefinitionCaseTasksTask.Owner, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCaseTasksTask) GetOwner() *string { return v.Owner }
+
+// GetRole returns MigrateCaseDefinitionMigrateCaseDefinitionCaseTasksTask.Role, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCaseTasksTask) GetRole() *string { return v.Role }
+
+// GetOutput returns MigrateCaseDefinitionMigrateCaseDefinitionCaseTasksTask.Output, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCaseTasksTask) GetOutput() json.RawMessage {
+	return v.Output
+}
+
+// MigrateCaseDefinitionMigrateCaseDefinitionCaseTeam includes the requested fields of the GraphQL type CaseTeam.
+// The GraphQL type's documentation follows.
+//
+// A case team: its memberships, the definition's roles and the roles nobody holds.
+type MigrateCaseDefinitionMigrateCaseDefinitionCaseTeam struct {
+	// Users and tenant roles in the team.
+	Members []MigrateCaseDefinitionMigrateCaseDefinitionCaseTeamMembersMember `json:"members"`
+}
+
+// GetMembers returns MigrateCaseDefinitionMigrateCaseDefinitionCaseTeam.Members, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCaseTeam) GetMembers() []MigrateCaseDefinitionMigrateCaseDefinitionCaseTeamMembersMember {
+	return v.Members
+}
+
+// MigrateCaseDefinitionMigrateCaseDefinitionCaseTeamMembersMember includes the requested fields of the GraphQL type Member.
+// The GraphQL type's documentation follows.
+//
+// A membership of a case team: a tenant user, or a tenant role (every user holding it in the case's tenant).
+type MigrateCaseDefinitionMigrateCaseDefinitionCaseTeamMembersMember struct {
+	// A user id, or a tenant role name.
+	MemberId string `json:"memberId"`
+	// Whether the member manages the team.
+	IsOwner bool `json:"isOwner"`
+	// The case roles the member holds.
+	CaseRoles []string `json:"caseRoles"`
+}
+
+// GetMemberId returns MigrateCaseDefinitionMigrateCaseDefinitionCaseTeamMembersMember.MemberId, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCaseTeamMembersMember) GetMemberId() string {
+	return v.MemberId
+}
+
+// GetIsOwner returns MigrateCaseDefinitionMigrateCaseDefinitionCaseTeamMembersMember.IsOwner, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCaseTeamMembersMember) GetIsOwner() bool {
+	return v.IsOwner
+}
+
+// GetCaseRoles returns MigrateCaseDefinitionMigrateCaseDefinitionCaseTeamMembersMember.CaseRoles, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCaseTeamMembersMember) GetCaseRoles() []string {
+	return v.CaseRoles
+}
+
+// MigrateCaseDefinitionResponse is returned by MigrateCaseDefinition on success.
+type MigrateCaseDefinitionResponse struct {
+	// Move a running case onto another definition. Plan items are matched by
+	// definition id, then by name, and keep their state (a human task keeps its
+	// assignee and output); items the new definition lacks are terminated; new
+	// items start as its plan says; case roles and case file items it no longer
+	// declares are dropped. Any team member may migrate; replacing the team on
+	// the way is for case owners. A sub case cannot be migrated on its own. An
+	// invalid document is refused with BAD_USER_INPUT and every problem in
+	// extensions.problems.
+	MigrateCaseDefinition MigrateCaseDefinitionMigrateCaseDefinitionCase `json:"migrateCaseDefinition"`
+}
+
+// GetMigrateCaseDefinition returns MigrateCaseDefinitionResponse.MigrateCaseDefinition, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionResponse) GetMigrateCaseDefinition() MigrateCaseDefinitionMigrateCaseDefinitionCase {
+	return v.MigrateCaseDefinition
 }
 
 // MyGroupsMe includes the requested fields of the GraphQL type Me.
@@ -5534,6 +5799,22 @@ func (v *__MakePlanItemTransitionInput) GetPlanItem() string { return v.PlanItem
 // GetTransition returns __MakePlanItemTransitionInput.Transition, and is useful for accessing the field via an interface.
 func (v *__MakePlanItemTransitionInput) GetTransition() Transition { return v.Transition }
 
+// __MigrateCaseDefinitionInput is used internally by genqlient
+type __MigrateCaseDefinitionInput struct {
+	CaseId     string                `json:"caseId"`
+	Definition string                `json:"definition"`
+	Team       []CaseTeamMemberInput `json:"team"`
+}
+
+// GetCaseId returns __MigrateCaseDefinitionInput.CaseId, and is useful for accessing the field via an interface.
+func (v *__MigrateCaseDefinitionInput) GetCaseId() string { return v.CaseId }
+
+// GetDefinition returns __MigrateCaseDefinitionInput.Definition, and is useful for accessing the field via an interface.
+func (v *__MigrateCaseDefinitionInput) GetDefinition() string { return v.Definition }
+
+// GetTeam returns __MigrateCaseDefinitionInput.Team, and is useful for accessing the field via an interface.
+func (v *__MigrateCaseDefinitionInput) GetTeam() []CaseTeamMemberInput { return v.Team }
+
 // __NestedCasesInput is used internally by genqlient
 type __NestedCasesInput struct {
 	First *int `json:"first"`
@@ -6867,6 +7148,78 @@ func Me(
 	}
 
 	data_ = &MeResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The mutation executed by MigrateCaseDefinition.
+const MigrateCaseDefinition_Operation = `
+mutation MigrateCaseDefinition ($caseId: ID!, $definition: String!, $team: [CaseTeamMemberInput!]) {
+	migrateCaseDefinition(caseId: $caseId, definition: $definition, team: $team) {
+		id
+		name
+		definition
+		planItems {
+			... PlanItemFields
+		}
+		tasks {
+			id
+			name
+			assignee
+			owner
+			role
+			output
+		}
+		team {
+			members {
+				memberId
+				isOwner
+				caseRoles
+			}
+		}
+	}
+}
+fragment PlanItemFields on PlanItem {
+	id
+	name
+	type
+	state
+	index
+	transition
+	isRequired
+	isRepeating
+	stage {
+		id
+		name
+	}
+}
+`
+
+func MigrateCaseDefinition(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	caseId string,
+	definition string,
+	team []CaseTeamMemberInput,
+) (data_ *MigrateCaseDefinitionResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "MigrateCaseDefinition",
+		Query:  MigrateCaseDefinition_Operation,
+		Variables: &__MigrateCaseDefinitionInput{
+			CaseId:     caseId,
+			Definition: definition,
+			Team:       team,
+		},
+	}
+
+	data_ = &MigrateCaseDefinitionResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(
