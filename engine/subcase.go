@@ -138,8 +138,10 @@ func (r *run) startSubCase(p *PlanItem, ct *cmmn.CaseTask) error {
 		return nil
 	}
 	if r.c.Depth+1 > MaxCaseDepth {
-		return errorf(ErrInvalid, "CaseTask '%s' cannot start its sub case: cases nest at most %d levels deep, and case %s is at level %d",
+		e := errorf(ErrInvalid, "CaseTask '%s' cannot start its sub case: cases nest at most %d levels deep, and case %s is at level %d",
 			p.Name, MaxCaseDepth, r.c.ID, r.c.Depth)
+		e.TooDeep = true
+		return e
 	}
 	inputs := map[string]any{}
 	for name, v := range r.taskInput(p, ct) {

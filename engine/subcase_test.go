@@ -354,7 +354,7 @@ func TestSubCaseDepthIsBounded(t *testing.T) {
 	if err == nil {
 		t.Fatalf("a case at depth %d started a sub case: %+v", MaxCaseDepth, c.PlanItems)
 	}
-	if e := asError(t, err); e.Kind != ErrInvalid || !strings.Contains(e.Msg, "nest at most") {
+	if e := asError(t, err); e.Kind != ErrInvalid || !e.TooDeep || !strings.Contains(e.Msg, "nest at most") {
 		t.Errorf("error = %v", e)
 	}
 }
