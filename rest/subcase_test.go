@@ -174,3 +174,27 @@ func TestCaseTaskTransitionsReachSubCaseOverREST(t *testing.T) {
 		expect(t, env.Do(servertest.Request{Method: "DELETE", Path: "/storage/case/" + assess, User: "alice"}), 400, "")
 	})
 }
+
+// TestDeployRefusesUnrunnableProcessTask: a model whose process task asks
+// for an implementation CaseGraph does not run is refused at deploy,
+// naming the task and the class; the reference's four classes deploy.
+func TestDeployRefusesUnrunnableProcessTask(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		createTenant(t, env, "acme")
+		model := func(class string) string {
+			return `<definitions xmlns="http://www.omg.org/spec/CMMN/20151109/MODEL" xmlns:cafienne="org.cafienne">
+				<case id="impl.case" name="Impl"><casePlanModel id="cp" name="Impl">
+				<planItem id="pi_a" name="Score" definitionRef="pt_a"/>
+				<processTask id="pt_a" name="Score" processRef="p_a"/></casePlanModel></case>
+				<process id="p_a" name="Scorer"><extensionElements><cafienne:implementation class="` + class + `"/></extensionElements></process>
+				</definitions>`
+		}
+		resp := deploy(env, "alice", "impl.xml", model("com.example.Scorer"))
+		expect(t, resp, 400, "Cannot deploy impl.xml: definition is invalid.\nimpl.case: ProcessTask 'Score' runs process 'Scorer' with implementation class "+
+			"com.example.Scorer, which CaseGraph does not run; it runs HTTPCallDefinition, CalculationDefinition, MailDefinition and PDFReportDefinition")
+		expect(t, env.Do(servertest.Request{Method: "GET", Path: "/repository/load/impl.xml?tenant=acme", User: "alice"}), 404, "")
+		for _, class := range []string{"http.HTTPCallDefinition", "calculation.CalculationDefinition", "mail.MailDefinition", "report.PDFReportDefinition"} {
+			expect(t, deploy(env, "alice", "impl.xml", model("org.cafienne.processtask.implementation."+class)), 204, "")
+		}
+	})
+}
