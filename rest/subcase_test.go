@@ -171,7 +171,12 @@ func TestCaseTaskTransitionsReachSubCaseOverREST(t *testing.T) {
 			}
 		}
 		// Sub cases are archived with their root, never alone.
-		expect(t, env.Do(servertest.Request{Method: "DELETE", Path: "/storage/case/" + assess, User: "alice"}), 400, "")
+		expect(t, env.Do(servertest.Request{Method: "DELETE", Path: "/storage/case/" + assess, User: "alice"}), 400,
+			"Case '"+assess+"' is a sub case: archive or delete its root case '"+claim+"'")
+		expect(t, env.Do(servertest.Request{Method: "DELETE", Path: "/storage/case/" + claim, User: "alice"}), 202, "")
+		for _, id := range []string{claim, assess, inspect} {
+			expect(t, env.Do(servertest.Request{Method: "GET", Path: "/cases/" + id, User: "alice"}), 404, "")
+		}
 	})
 }
 
