@@ -14,8 +14,12 @@ const MaxCaseDepth = 32
 // does no I/O, so it cannot start or change another case itself: it
 // returns effects with its events, and service carries each out in the
 // same transaction, by running the command the effect names on the other
-// case, whose own effects follow in turn. Work outside the database
-// (calls a process task makes) is meant to be asked for the same way.
+// case, whose own effects follow in turn (service.settle).
+//
+// Work outside the database plugs in here too: a process task that
+// becomes Active is meant to return an effect asking for its call; service
+// stores it in an outbox row in the same transaction, makes the call after
+// the commit, and reports the outcome back with a command on the case.
 type Effect interface{ effect() }
 
 // StartSubCase asks for a sub case to start: a case task became Active.
