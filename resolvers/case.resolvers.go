@@ -117,6 +117,29 @@ func (r *caseResolver) DiscretionaryItems(ctx context.Context, obj *model.Case) 
 	return out, nil
 }
 
+// Parent is the resolver for the parent field.
+func (r *caseResolver) Parent(ctx context.Context, obj *model.Case) (*model.Case, error) {
+	if obj.ParentCaseID == nil {
+		return nil, nil
+	}
+	return visibleCase(ctx, *obj.ParentCaseID)
+}
+
+// Root is the resolver for the root field.
+func (r *caseResolver) Root(ctx context.Context, obj *model.Case) (*model.Case, error) {
+	return visibleCase(ctx, obj.RootCaseID)
+}
+
+// SubCases is the resolver for the subCases field.
+func (r *caseResolver) SubCases(ctx context.Context, obj *model.Case) ([]*model.Case, error) {
+	return subCasesOf(ctx, obj.ID)
+}
+
+// Output is the resolver for the output field.
+func (r *caseResolver) Output(ctx context.Context, obj *model.Case) (any, error) {
+	return caseOutput(ctx, obj.ID)
+}
+
 // StartCase is the resolver for the startCase field.
 func (r *mutationResolver) StartCase(ctx context.Context, input model.StartCaseInput) (*model.Case, error) {
 	who, err := caller(ctx)
@@ -251,6 +274,11 @@ func (r *planItemResolver) Documentation(ctx context.Context, obj *model.PlanIte
 	return &doc.Text, nil
 }
 
+// SubCase is the resolver for the subCase field.
+func (r *planItemResolver) SubCase(ctx context.Context, obj *model.PlanItem) (*model.Case, error) {
+	return visibleCase(ctx, obj.SubCaseID)
+}
+
 // Case is the resolver for the case field.
 func (r *queryResolver) Case(ctx context.Context, id string) (*model.Case, error) {
 	if _, err := caller(ctx); err != nil {
@@ -313,6 +341,9 @@ func (r *queryResolver) Cases(ctx context.Context, filter *model.CaseFilter, fir
 		return nil, err
 	}
 	if err := primeEvents(ctx, r.Service, ids, "edges", "node", "history"); err != nil {
+		return nil, err
+	}
+	if err := primeRelatives(ctx, r.Service, views[:len(conn.Edges)], "edges", "node"); err != nil {
 		return nil, err
 	}
 	return conn, nil

@@ -223,7 +223,9 @@ var operations = func() map[string]operation {
 		response: []taskJSON{}, errors: []int{400}})
 	add("GET /tasks/user/count", operation{summary: "Claimed and unclaimed tasks of the caller", params: []param{tenantQuery()},
 		response: obj(true, "claimed", schema{"type": "integer"}, "unclaimed", schema{"type": "integer"})})
-	add("GET /tasks/case/{caseId}", operation{summary: "Tasks of a case, with mayPerform", response: []taskJSON{}, errors: []int{404}})
+	add("GET /tasks/case/{caseId}", operation{summary: "Tasks of a case, with mayPerform",
+		params:   []param{query("includeSubCaseTasks", "true adds the tasks of its sub cases whose teams the caller is in")},
+		response: []taskJSON{}, errors: []int{404}})
 	add("GET /tasks/{taskId}", operation{summary: "One task", response: taskJSON{}, errors: []int{404}})
 	taskCommand := func(summary string, body any) operation {
 		return operation{summary: summary, body: body, status: http.StatusAccepted, response: emptyObject(),

@@ -136,11 +136,12 @@ func (s *Service) startCase(ctx context.Context, op string, who auth.Identity, i
 		}
 		actor, _ := actorOf(who, team, roles)
 		now := s.now()
-		c, events, err := engine.Start(def, engine.StartCase{ID: id, Tenant: tenant, Inputs: in.Inputs, Team: team, Debug: in.Debug},
+		c, started, err := engine.StartWithEffects(def, engine.StartCase{ID: id, Tenant: tenant, Inputs: in.Inputs, Team: team, Debug: in.Debug},
 			actor, engine.Env{Now: now, NewID: newPlanItemID})
 		if err != nil {
 			return engineError(op, err)
 		}
+		events := started.Events
 		rec := db.CaseRecord{ID: id, Tenant: tenant, Name: def.Name(), DefinitionName: stored.Name, DefinitionHash: stored.Hash,
 			RootCaseID: id, CreatedOn: now, CreatedBy: who.UserID}
 		if _, err := s.saveCase(ctx, tx, def, rec, c, events, who, nil); err != nil {
@@ -148,6 +149,15 @@ func (s *Service) startCase(ctx context.Context, op string, who auth.Identity, i
 				return E(op, Invalid, msgStartCaseFailure)
 			}
 			return err
+		}
+		if len(started.Effects) > 0 {
+			if err := s.settle(ctx, tx, op, who, started.Effects); err != nil {
+				return err
+			}
+			// Its sub cases may have reported back already.
+			if _, c, err = db.LoadCase(ctx, tx, id); err != nil {
+				return err
+			}
 		}
 		rec.State, rec.Failures, rec.LastModified, rec.ModifiedBy = string(c.State()), c.Failures, c.LastModified, c.ModifiedBy
 		out = CaseStarted{ID: id, Name: def.Name(), LastModified: LastModified{At: c.LastModified, ID: id}, Record: rec}
@@ -259,7 +269,9 @@ func (s *Service) memberCase(ctx context.Context, idb bun.IDB, op string, who au
 		err error
 	)
 	if tx, ok := idb.(bun.Tx); ok {
-		rec, c, err = db.LoadCaseForUpdate(ctx, tx, s.db.Flavor, id)
+		if err = s.lockTree(ctx, tx, id, false); err == nil {
+			rec, c, err = db.LoadCaseForUpdate(ctx, tx, s.db.Flavor, id)
+		}
 	} else {
 		rec, c, err = db.LoadCase(ctx, idb, id)
 	}
@@ -295,14 +307,26 @@ func (s *Service) caseCommand(ctx context.Context, op string, who auth.Identity,
 		if err != nil {
 			return err
 		}
-		events, err := engine.Execute(def, ca.c, cmd, ca.actor, engine.Env{Now: s.now(), NewID: newPlanItemID})
+		out, err := engine.ExecuteWithEffects(def, ca.c, cmd, ca.actor, engine.Env{Now: s.now(), NewID: newPlanItemID})
 		if err != nil {
 			return engineError(op, err)
 		}
-		if _, err := s.saveCase(ctx, tx, def, ca.rec, ca.c, events, who, before); err != nil {
+		if _, err := s.saveCase(ctx, tx, def, ca.rec, ca.c, out.Events, who, before); err != nil {
 			return err
 		}
 		lm = LastModified{At: ca.c.LastModified, ID: id}
+		if len(out.Effects) == 0 {
+			return nil
+		}
+		if err := s.settle(ctx, tx, op, who, out.Effects); err != nil {
+			return err
+		}
+		// A sub case may have reported back and changed the case again.
+		_, c, err := db.LoadCase(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		lm.At = c.LastModified
 		return nil
 	})
 	return lm, err

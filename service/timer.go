@@ -63,6 +63,9 @@ func (s *Service) fireTimer(ctx context.Context, tx bun.Tx, t db.DueTimer) (err 
 			err = fmt.Errorf("panic firing timer: %v", p)
 		}
 	}()
+	if err := s.lockTree(ctx, tx, t.CaseID, true); err != nil {
+		return err
+	}
 	rec, c, err := db.LoadCaseIfFree(ctx, tx, s.db.Flavor, t.CaseID)
 	if errors.Is(err, db.ErrNotFound) {
 		return db.DeleteTimer(ctx, tx, t.CaseID, t.PlanItemID)
@@ -79,7 +82,7 @@ func (s *Service) fireTimer(ctx context.Context, tx bun.Tx, t db.DueTimer) (err 
 		return err
 	}
 	actor := engine.Actor{UserID: timerService.UserID, IsOwner: true}
-	events, err := engine.Execute(def, c, engine.FireTimer{PlanItemID: t.PlanItemID}, actor, engine.Env{Now: s.now(), NewID: newPlanItemID})
+	out, err := engine.ExecuteWithEffects(def, c, engine.FireTimer{PlanItemID: t.PlanItemID}, actor, engine.Env{Now: s.now(), NewID: newPlanItemID})
 	var ee *engine.Error
 	if errors.As(err, &ee) {
 		// The timer no longer applies (its item moved on): drop it rather
@@ -90,8 +93,10 @@ func (s *Service) fireTimer(ctx context.Context, tx bun.Tx, t db.DueTimer) (err 
 	if err != nil {
 		return err
 	}
-	_, err = s.saveCase(ctx, tx, def, rec, c, events, timerService, before)
-	return err
+	if _, err = s.saveCase(ctx, tx, def, rec, c, out.Events, timerService, before); err != nil {
+		return err
+	}
+	return s.settle(ctx, tx, "service.fireTimer", timerService, out.Effects)
 }
 
 // RunTimers fires due timers until ctx ends. It sleeps until the next
