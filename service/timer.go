@@ -49,8 +49,14 @@ func (s *Service) FireDueTimers(ctx context.Context) (int, error) {
 			}
 		default:
 			fired++
-			if s.timerFired != nil {
-				s.timerFired(*claimed, s.now())
+			if s.timerFired != nil || s.observer != nil {
+				now := s.now()
+				if s.timerFired != nil {
+					s.timerFired(*claimed, now)
+				}
+				if s.observer != nil {
+					s.observer.TimerFired(claimed.DueAt, now)
+				}
 			}
 		}
 	}
