@@ -91,16 +91,29 @@ func SQLHook(tp trace.TracerProvider, dbName string) bun.QueryHook {
 
 type sqlHook struct{ inner *bunotel.QueryHook }
 
+// spanKey stashes a statement's span in its bun.QueryEvent.
+type spanKey struct{}
+
+// BeforeQuery starts the statement's span but hands the caller's context
+// back unchanged: bun keeps the context BEGIN returns for the whole
+// transaction, which would hang every statement of a command under the
+// BEGIN span instead of under the command.
 func (h sqlHook) BeforeQuery(ctx context.Context, e *bun.QueryEvent) context.Context {
 	if !trace.SpanContextFromContext(ctx).IsValid() {
 		return ctx
 	}
-	return h.inner.BeforeQuery(ctx, e)
+	span := trace.SpanFromContext(h.inner.BeforeQuery(ctx, e))
+	if e.Stash == nil {
+		e.Stash = make(map[any]any, 1)
+	}
+	e.Stash[spanKey{}] = span
+	return ctx
 }
 
 func (h sqlHook) AfterQuery(ctx context.Context, e *bun.QueryEvent) {
-	if !trace.SpanContextFromContext(ctx).IsValid() {
+	span, ok := e.Stash[spanKey{}].(trace.Span)
+	if !ok {
 		return
 	}
-	h.inner.AfterQuery(ctx, e)
+	h.inner.AfterQuery(trace.ContextWithSpan(ctx, span), e)
 }
