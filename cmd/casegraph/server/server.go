@@ -79,7 +79,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 		metrics.AddDB(d.DB.DB, string(d.Flavor))
 	}
 	if cfg.TracerProvider != nil {
-		d.AddQueryHook(telemetry.SQLHook(cfg.TracerProvider, string(d.Flavor)))
+		d.DB = d.WithQueryHook(telemetry.SQLHook(cfg.TracerProvider, string(d.Flavor)))
 	}
 	if len(applied) > 0 {
 		logger.InfoContext(ctx, "database migrated", "migrations", strings.Join(applied, ","), "database", string(d.Flavor))
