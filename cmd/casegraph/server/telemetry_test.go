@@ -2,7 +2,7 @@ package server_test
 
 import (
 	"context"
-
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/Khan/genqlient/graphql"
 
@@ -257,4 +258,48 @@ func (h *headerClient) RoundTrip(r *http.Request) (*http.Response, error) {
 
 func (h *headerClient) client(url string) graphql.Client {
 	return graphql.NewClient(url+"/graphql", &http.Client{Transport: h})
+}
+
+// TestServeAdminListener: Serve opens the admin listener beside the main
+// one and closes both at shutdown.
+func TestServeAdminListener(t *testing.T) {
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	adminAddr := free.Addr().String()
+	free.Close()
+	env := servertest.Start(t, db.SQLite, func(c *server.Config) { c.AdminAddr = adminAddr })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- env.Server.Serve(ctx, ln, time.Second) }()
+	var resp *http.Response
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if resp, err = http.Get("http://" + adminAddr + "/readyz"); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		t.Fatalf("admin listener: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("admin /readyz: %d", resp.StatusCode)
+	}
+	if resp, err := http.Get("http://" + ln.Addr().String() + "/debug/pprof/"); err != nil || resp.StatusCode != 404 {
+		t.Errorf("main listener pprof: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	if _, err := http.Get("http://" + adminAddr + "/livez"); err == nil {
+		t.Error("admin listener still answers after shutdown")
+	}
 }
