@@ -24,6 +24,12 @@ func (s *Service) FireDueTimers(ctx context.Context) (int, error) {
 	const op = "service.FireDueTimers"
 	fired := 0
 	for {
+		// A plain read first: the claim is a locking transaction, and a
+		// command (with its metrics and span) for each idle look would
+		// drown the timers that do fire.
+		if due, ok, err := db.NextTimerDue(ctx, s.db); err != nil || !ok || due.After(s.now()) {
+			return fired, wrap(op, err)
+		}
 		var claimed *db.DueTimer
 		err := s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
 			claimed = nil
@@ -49,8 +55,14 @@ func (s *Service) FireDueTimers(ctx context.Context) (int, error) {
 			}
 		default:
 			fired++
-			if s.timerFired != nil {
-				s.timerFired(*claimed, s.now())
+			if s.timerFired != nil || s.observer != nil {
+				now := s.now()
+				if s.timerFired != nil {
+					s.timerFired(*claimed, now)
+				}
+				if s.observer != nil {
+					s.observer.TimerFired(claimed.DueAt, now)
+				}
 			}
 		}
 	}
