@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -195,6 +196,18 @@ func DeleteTenant(ctx context.Context, idb bun.IDB, tenant string, at time.Time)
 		return fmt.Errorf("db: delete unused definition documents: %w", err)
 	}
 	return nil
+}
+
+// HasGroupMapping reports whether the archived root case's team has a
+// mapping of consent group groupID that a member of it with roles (a
+// group owner when owner) falls under.
+func (a CaseArchive) HasGroupMapping(groupID string, owner bool, roles []string) bool {
+	for _, r := range a.GroupRoles {
+		if r.CaseID == a.CaseID && r.GroupID == groupID && (owner || r.GroupRole == "" || slices.Contains(roles, r.GroupRole)) {
+			return true
+		}
+	}
+	return false
 }
 
 // HasMember reports whether the archived root case's team holds the

@@ -140,8 +140,14 @@ func (s *Service) RestoreCase(ctx context.Context, who auth.Identity, id string)
 		if err != nil {
 			return err
 		}
+		groups, err := db.CallerGroups(ctx, tx, who.UserID, a.Tenant)
+		if err != nil {
+			return err
+		}
 		if !a.HasMember(string(engine.UserMember), who.UserID) && !slices.ContainsFunc(roles, func(r string) bool {
 			return a.HasMember(string(engine.RoleMember), r)
+		}) && !slices.ContainsFunc(groups[a.Tenant], func(g UserGroup) bool {
+			return a.HasGroupMapping(g.GroupID, g.IsOwner, g.Roles)
 		}) {
 			return notFound
 		}
