@@ -44,12 +44,18 @@ func (s *Service) CaseTeam(ctx context.Context, who auth.Identity, caseID string
 	return v.TeamView(), nil
 }
 
-// TeamView is the team of the case viewed.
-func (v CaseView) TeamView() TeamView {
-	return teamView(v.Record.ID, v.State.Team, v.CaseRoles)
+// NewGroupMember is the team member for consent group id with mappings.
+func NewGroupMember(id string, mappings []GroupMapping) Member {
+	return engine.NewGroupMember(id, normMappings(mappings))
 }
 
-func teamView(caseID string, team Team, roles []string) TeamView {
+// TeamView is the team of the case viewed.
+func (v CaseView) TeamView() TeamView {
+	return NewTeamView(v.Record.ID, v.State.Team, v.CaseRoles)
+}
+
+// NewTeamView views team of case caseID, whose definition has roles.
+func NewTeamView(caseID string, team Team, roles []string) TeamView {
 	v := TeamView{CaseID: caseID, Team: team, Users: []Member{}, Groups: []Member{}, TenantRoles: []Member{}, Roles: roles, Unset: []string{}}
 	held := map[string]bool{}
 	for _, m := range team.Members {
@@ -192,7 +198,7 @@ func (s *Service) SetCaseTeamGroup(ctx context.Context, who auth.Identity, caseI
 			return "", nil, err
 		}
 		team := Team{Members: slices.Clone(ca.c.Team.Members)}
-		m := engine.NewGroupMember(groupID, normMappings(mappings))
+		m := NewGroupMember(groupID, mappings)
 		if i := slices.IndexFunc(team.Members, func(m Member) bool { return m.ID == groupID && m.Type == GroupTeamMember }); i >= 0 {
 			team.Members[i] = m
 		} else {

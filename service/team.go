@@ -100,7 +100,7 @@ func (s *Service) newTeam(ctx context.Context, idb bun.IDB, op string, def *cmmn
 			if m.owner() {
 				owners++
 			}
-			team.Members = append(team.Members, engine.NewGroupMember(m.ID, normMappings(m.Mappings)))
+			team.Members = append(team.Members, NewGroupMember(m.ID, m.Mappings))
 			continue
 		}
 		if strings.TrimSpace(m.ID) == "" {
