@@ -142,6 +142,9 @@ func (s *Service) UpsertCaseTeamMembers(ctx context.Context, who auth.Identity, 
 			if u.Type == "" {
 				u.Type = UserMember
 			}
+			if u.Type == GroupTeamMember {
+				return "", nil, E(op, Invalid, "A consent group member is set whole, with its mappings: use setCaseTeamGroup")
+			}
 			if strings.TrimSpace(u.ID) == "" {
 				if u.Type == RoleMember {
 					return "", nil, E(op, Invalid, "The request content was malformed: Case team tenant roles must have a tenantRole")
