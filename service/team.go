@@ -3,7 +3,7 @@ package service
 import (
 	"context"
 	"slices"
-		"strings"
+	"strings"
 
 	"github.com/uptrace/bun"
 
