@@ -247,9 +247,6 @@ func checkGroups(ctx context.Context, idb bun.IDB, op string, def *cmmn.Case, te
 		if strings.TrimSpace(m.ID) == "" {
 			return E(op, Invalid, msgTeamGroupNoID)
 		}
-		if len(m.Mappings) == 0 {
-			return E(op, Invalid, msgTeamGroupNoMappings)
-		}
 		ids = append(ids, m.ID)
 	}
 	if len(ids) == 0 {
@@ -264,8 +261,13 @@ func checkGroups(ctx context.Context, idb bun.IDB, op string, def *cmmn.Case, te
 			return Ef(op, NotFound, msgTeamGroupNotFoundFm, id)
 		}
 	}
+	// As in the reference, the route finds the groups before the team
+	// itself is validated.
 	var invalid []string
 	for _, m := range in {
+		if m.Type == GroupTeamMember && len(m.Mappings) == 0 {
+			return E(op, Invalid, msgTeamGroupNoMappings)
+		}
 		for _, mp := range m.Mappings {
 			for _, r := range mp.CaseRoles {
 				if strings.TrimSpace(r) == "" {
