@@ -43,17 +43,22 @@ func (r taskRow) task() Task {
 
 // callerMembership matches a team membership row m to the caller: its
 // user row, a tenant role the caller holds with an enabled account in
-// tenant column tenantCol, or a consent group with a mapping the caller
+// tenant column tenantCol (or as a group role in a consent group of that
+// tenant, as the reference does since 1.1.30), or a consent group with a mapping the caller
 // falls under (callerMapping). An account disabled in that tenant matches
 // nothing, not even its user row: disabling someone takes away every case
 // of the tenant at once. Every case and task visibility rule goes through
 // here. The user id is its one argument (?0).
 func callerMembership(tenantCol string) string {
 	return `((m.member_type = 'user' AND m.member_id = ?0 AND ` + notDisabled(tenantCol) + `)
-		OR (m.member_type = 'role' AND m.member_id IN (
+		OR (m.member_type = 'role' AND (m.member_id IN (
 			SELECT r.role FROM tenant_user_roles AS r
 			JOIN tenant_users AS u ON u.tenant = r.tenant AND u.user_id = r.user_id
-			WHERE r.tenant = ` + tenantCol + ` AND r.user_id = ?0 AND u.enabled))
+			WHERE r.tenant = ` + tenantCol + ` AND r.user_id = ?0 AND u.enabled)
+			OR (` + notDisabled(tenantCol) + ` AND m.member_id IN (
+			SELECT gr.role FROM consent_group_member_roles AS gr
+			JOIN consent_groups AS g ON g.id = gr.group_id
+			WHERE g.tenant = ` + tenantCol + ` AND gr.user_id = ?0))))
 		OR (m.member_type = 'group' AND EXISTS (SELECT 1 FROM case_team_group_roles AS gr
 			WHERE gr.case_id = m.case_id AND gr.group_id = m.member_id AND gr.case_role = '' AND ` + callerMapping(tenantCol) + `)))`
 }

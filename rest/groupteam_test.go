@@ -164,6 +164,29 @@ func TestGroupMemberLosesCase(t *testing.T) {
 	})
 }
 
+// TestTenantRoleThroughGroupRole: a tenant-role member also takes in the
+// members of the tenant's consent groups holding a group role of that
+// name (reference 1.1.30), in the case and in the inbox.
+func TestTenantRoleThroughGroupRole(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		id := setupGroupInbox(t, env)
+		expect(t, env.Do(servertest.Request{Method: "GET", Path: "/cases/" + id, User: "gus"}), 404, "")
+		expect(t, env.Do(servertest.Request{Method: "POST", Path: "/cases/" + id + "/caseteam/tenant-roles", User: "alice",
+			Body: map[string]any{"tenantRole": "other"}}), 200, "{}")
+		expect(t, env.Do(servertest.Request{Method: "GET", Path: "/cases/" + id, User: "gus"}), 200, "")
+		if got := fmtNames(inboxNames(t, env, "gus")); got != "[Chore A Chore B Chore C]" {
+			t.Errorf("gus's inbox through the tenant role %s", got)
+		}
+		if got := groupTaskCount(t, env, "gus"); got != `{"claimed":0,"unclaimed":3}` {
+			t.Errorf("gus's count through the tenant role %s", got)
+		}
+		expect(t, env.Do(servertest.Request{Method: "GET", Path: "/cases/" + id, User: "nick"}), 404, "")
+		// Out of the group, out of the case.
+		expect(t, env.Do(servertest.Request{Method: "DELETE", Path: "/consent-group/reviewers/members/gus", User: "gwen"}), 202, groupAccepted)
+		expect(t, env.Do(servertest.Request{Method: "GET", Path: "/cases/" + id, User: "gus"}), 404, "")
+	})
+}
+
 func fmtNames(names []string) string {
 	out := "["
 	for i, n := range names {

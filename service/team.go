@@ -174,21 +174,24 @@ func (s *Service) setOrigins(ctx context.Context, idb bun.IDB, tenant string, me
 }
 
 // actorOf resolves the caller in a team (engine.Team.Actor) from its
-// tenant roles and consent groups in the case's tenant. ok is false for a
-// caller who is not in the team.
+// tenant roles and consent groups in the case's tenant. The roles it holds
+// in those groups count as tenant roles too (reference 1.1.30). ok is
+// false for a caller who is not in the team.
 func actorOf(who auth.Identity, team Team, tenantRoles []string, groups []UserGroup) (engine.Actor, bool) {
-	c := engine.Caller{UserID: who.UserID, TenantRoles: tenantRoles}
+	c := engine.Caller{UserID: who.UserID, TenantRoles: slices.Clone(tenantRoles)}
 	for _, g := range groups {
 		c.Groups = append(c.Groups, engine.GroupMembership{GroupID: g.GroupID, Roles: g.Roles, IsOwner: g.IsOwner})
+		c.TenantRoles = append(c.TenantRoles, g.Roles...)
 	}
 	return team.Actor(c)
 }
 
-// hasGroups reports whether any of teams has a consent group member: only
-// then are the caller's groups worth a query.
-func hasGroups(teams ...Team) bool {
+// needsGroups reports whether any of teams has a consent group member or
+// a tenant-role member (which group roles match too): only then are the
+// caller's groups worth a query.
+func needsGroups(teams ...Team) bool {
 	for _, t := range teams {
-		if slices.ContainsFunc(t.Members, func(m Member) bool { return m.Type == GroupTeamMember }) {
+		if slices.ContainsFunc(t.Members, func(m Member) bool { return m.Type == GroupTeamMember || m.Type == RoleMember }) {
 			return true
 		}
 	}
@@ -198,7 +201,7 @@ func hasGroups(teams ...Team) bool {
 // callerGroups returns the caller's consent groups by tenant (tenant ""
 // for all tenants), or none without a query when no team needs them.
 func callerGroups(ctx context.Context, idb bun.IDB, who auth.Identity, tenant string, teams ...Team) (map[string][]UserGroup, error) {
-	if !hasGroups(teams...) {
+	if !needsGroups(teams...) {
 		return nil, nil
 	}
 	return db.CallerGroups(ctx, idb, who.UserID, tenant)
