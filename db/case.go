@@ -397,7 +397,7 @@ func VisibleCaseEvents(ctx context.Context, idb bun.IDB, userID string, caseIDs 
 		ColumnExpr("e.case_id, e.seq, e.type, e.payload, e.user_id, e.at, e.correlation_id, c.tenant").
 		Join("JOIN cases AS c ON c.id = e.case_id").
 		Where("e.case_id IN (?)", bun.List(caseIDs)).
-		Where(visibleCase("c.id", "c.tenant"), userID, userID).
+		Where(visibleCase("c.id", "c.tenant"), userID).
 		OrderExpr("e.case_id, e.seq").Scan(ctx, &rows)
 	if err != nil {
 		return nil, fmt.Errorf("db: select case events: %w", err)

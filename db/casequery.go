@@ -12,8 +12,8 @@ import (
 
 // visibleCase is the membership filter of every case read: the case with
 // id column caseCol in tenant column tenantCol is visible to a caller one
-// of whose memberships (callerMembership) is in its team. It takes the
-// user id twice.
+// of whose memberships (callerMembership) is in its team. The user id is
+// its one argument.
 func visibleCase(caseCol, tenantCol string) string {
 	return `EXISTS (SELECT 1 FROM case_team_members AS m WHERE m.case_id = ` + caseCol + ` AND ` + callerMembership(tenantCol) + `)`
 }
@@ -65,7 +65,7 @@ var CaseSortColumns = map[string]string{
 func ListCases(ctx context.Context, idb bun.IDB, userID string, f CaseFilter, withState bool) ([]LoadedCase, error) {
 	var rows []caseRow
 	q := idb.NewSelect().Model(&rows).
-		Where(visibleCase("case_row.id", "case_row.tenant"), userID, userID)
+		Where(visibleCase("case_row.id", "case_row.tenant"), userID)
 	if !withState {
 		q = q.ExcludeColumn("snapshot")
 	}
@@ -91,7 +91,7 @@ func ListCases(ctx context.Context, idb bun.IDB, userID string, f CaseFilter, wi
 // CountCases counts the cases ListCases would list without paging.
 func CountCases(ctx context.Context, idb bun.IDB, userID string, f CaseFilter) (int, error) {
 	q := idb.NewSelect().Model((*caseRow)(nil)).
-		Where(visibleCase("case_row.id", "case_row.tenant"), userID, userID)
+		Where(visibleCase("case_row.id", "case_row.tenant"), userID)
 	n, err := applyCaseFilter(q, "case_row", f).Count(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("db: count cases: %w", err)
@@ -177,7 +177,7 @@ func VisibleCaseIDs(ctx context.Context, idb bun.IDB, userID string, ids []strin
 	var found []string
 	err := idb.NewSelect().TableExpr("cases AS c").ColumnExpr("c.id").
 		Where("c.id IN (?)", bun.List(ids)).
-		Where(visibleCase("c.id", "c.tenant"), userID, userID).
+		Where(visibleCase("c.id", "c.tenant"), userID).
 		Scan(ctx, &found)
 	if err != nil {
 		return nil, fmt.Errorf("db: select visible cases: %w", err)
@@ -195,7 +195,7 @@ func PlanItemCase(ctx context.Context, idb bun.IDB, userID, planItemID string) (
 	err := idb.NewSelect().TableExpr("plan_items AS p").ColumnExpr("p.case_id").
 		Join("JOIN cases AS c ON c.id = p.case_id").
 		Where("p.id = ?", planItemID).
-		Where(visibleCase("c.id", "c.tenant"), userID, userID).
+		Where(visibleCase("c.id", "c.tenant"), userID).
 		// A case task and the case plan of its sub case share an id:
 		// the case task, in the parent, is the plan item meant.
 		OrderExpr("p.type = 'CasePlan'").
@@ -214,7 +214,7 @@ func Identifiers(ctx context.Context, idb bun.IDB, userID, tenant, name string, 
 	var rows []identifierRow
 	q := idb.NewSelect().Model(&rows).
 		Join("JOIN cases AS c ON c.id = identifier_row.case_id").
-		Where(visibleCase("c.id", "c.tenant"), userID, userID)
+		Where(visibleCase("c.id", "c.tenant"), userID)
 	if tenant != "" {
 		q = q.Where("identifier_row.tenant = ?", tenant)
 	}
@@ -254,7 +254,7 @@ func IdentifierNames(ctx context.Context, idb bun.IDB, userID, tenant string) ([
 	var names []string
 	q := idb.NewSelect().TableExpr("case_identifiers AS i").ColumnExpr("DISTINCT i.name").
 		Join("JOIN cases AS c ON c.id = i.case_id").
-		Where(visibleCase("c.id", "c.tenant"), userID, userID)
+		Where(visibleCase("c.id", "c.tenant"), userID)
 	if tenant != "" {
 		q = q.Where("i.tenant = ?", tenant)
 	}
@@ -274,7 +274,7 @@ func LoadVisibleCases(ctx context.Context, idb bun.IDB, userID string, ids []str
 	var rows []caseRow
 	err := idb.NewSelect().Model(&rows).
 		Where("case_row.id IN (?)", bun.List(ids)).
-		Where(visibleCase("case_row.id", "case_row.tenant"), userID, userID).
+		Where(visibleCase("case_row.id", "case_row.tenant"), userID).
 		Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("db: load visible cases: %w", err)
@@ -317,7 +317,7 @@ func CaseMemberAccounts(ctx context.Context, idb bun.IDB, userID string, caseIDs
 		Where("u.enabled").
 		Where("EXISTS (SELECT 1 FROM tenant_users AS me WHERE me.tenant = c.tenant AND me.user_id = ? AND me.enabled)", userID).
 		Where("m.case_id IN (?)", bun.List(caseIDs)).
-		Where(visibleCase("c.id", "c.tenant"), userID, userID).
+		Where(visibleCase("c.id", "c.tenant"), userID).
 		Scan(ctx, &rows)
 	if err != nil {
 		return nil, fmt.Errorf("db: select case member accounts: %w", err)

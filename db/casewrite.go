@@ -7,12 +7,15 @@ import (
 	"reflect"
 
 	"github.com/uptrace/bun"
+
+	"github.com/casegraph/casegraph/engine"
 )
 
 // readRows are the read-table rows of one case, built from its state.
 type readRows struct {
 	members []teamMemberRow
 	roles   []teamRoleRow
+	groups  []teamGroupRoleRow
 	items   []planItemRow
 	tasks   []taskRow
 	file    caseFileRow
@@ -37,6 +40,13 @@ func buildReadRows(rec CaseRecord, st ReadState) (readRows, error) {
 	c := st.State
 	var r readRows
 	for _, m := range c.Team.Members {
+		if m.Type == engine.GroupMember {
+			// A group's rights are per mapping: its member row carries
+			// neither ownership nor roles, its mapping rows do.
+			r.members = append(r.members, teamMemberRow{CaseID: rec.ID, MemberType: string(m.Type), MemberID: m.ID})
+			r.groups = append(r.groups, groupRoleRows(rec.ID, m)...)
+			continue
+		}
 		r.members = append(r.members, teamMemberRow{CaseID: rec.ID, MemberType: string(m.Type), MemberID: m.ID, IsOwner: m.IsOwner, Origin: m.Origin})
 		for _, role := range m.CaseRoles {
 			r.roles = append(r.roles, teamRoleRow{CaseID: rec.ID, MemberType: string(m.Type), MemberID: m.ID, Role: role})
@@ -82,6 +92,34 @@ func buildReadRows(rec CaseRecord, st ReadState) (readRows, error) {
 	return r, nil
 }
 
+// groupRoleRows are the mapping rows of group member m: one per case role
+// and one with case role "" per mapping. Two mappings of one group role
+// merge, an owner one making the merged one an owner.
+func groupRoleRows(caseID string, m engine.Member) []teamGroupRoleRow {
+	var rows []teamGroupRoleRow
+	at := map[[2]string]int{}
+	add := func(groupRole, caseRole string, owner bool) {
+		k := [2]string{groupRole, caseRole}
+		if i, ok := at[k]; ok {
+			rows[i].IsOwner = rows[i].IsOwner || owner
+			return
+		}
+		at[k] = len(rows)
+		rows = append(rows, teamGroupRoleRow{CaseID: caseID, GroupID: m.ID, GroupRole: groupRole, CaseRole: caseRole, IsOwner: owner})
+	}
+	for _, mp := range m.Mappings {
+		add(mp.GroupRole, "", mp.IsOwner)
+		for _, role := range mp.CaseRoles {
+			add(mp.GroupRole, role, mp.IsOwner)
+		}
+	}
+	// An owner mapping of a group role makes each of its rows an owner's.
+	for i, row := range rows {
+		rows[i].IsOwner = row.IsOwner || rows[at[[2]string{row.GroupRole, ""}]].IsOwner
+	}
+	return rows
+}
+
 // insertReadRows inserts the rows of the given tables.
 func insertReadRows(ctx context.Context, idb bun.IDB, r readRows, tables readTable) error {
 	for _, rows := range []struct {
@@ -89,7 +127,7 @@ func insertReadRows(ctx context.Context, idb bun.IDB, r readRows, tables readTab
 		n     int
 		model any
 	}{
-		{teamTables, len(r.members), &r.members}, {teamTables, len(r.roles), &r.roles}, {itemTable, len(r.items), &r.items},
+		{teamTables, len(r.members), &r.members}, {teamTables, len(r.roles), &r.roles}, {teamTables, len(r.groups), &r.groups}, {itemTable, len(r.items), &r.items},
 		{taskTable, len(r.tasks), &r.tasks}, {fileTable, 1, &r.file}, {identifierTable, len(r.ids), &r.ids},
 		{timerTable, len(r.timers), &r.timers},
 	} {
@@ -109,7 +147,7 @@ func deleteCaseReadRows(ctx context.Context, idb bun.IDB, caseID string, tables 
 		table readTable
 		model any
 	}{
-		{teamTables, (*teamRoleRow)(nil)}, {teamTables, (*teamMemberRow)(nil)}, {itemTable, (*planItemRow)(nil)},
+		{teamTables, (*teamRoleRow)(nil)}, {teamTables, (*teamGroupRoleRow)(nil)}, {teamTables, (*teamMemberRow)(nil)}, {itemTable, (*planItemRow)(nil)},
 		{taskTable, (*taskRow)(nil)}, {fileTable, (*caseFileRow)(nil)}, {identifierTable, (*identifierRow)(nil)},
 		{timerTable, (*timerRow)(nil)},
 	} {
@@ -128,7 +166,8 @@ func deleteCaseReadRows(ctx context.Context, idb bun.IDB, caseID string, tables 
 // plan item row, not the whole case.
 func writeReadRowChanges(ctx context.Context, idb bun.IDB, caseID string, before, after readRows) error {
 	var rewrite readTable
-	if !reflect.DeepEqual(before.members, after.members) || !reflect.DeepEqual(before.roles, after.roles) {
+	if !reflect.DeepEqual(before.members, after.members) || !reflect.DeepEqual(before.roles, after.roles) ||
+		!reflect.DeepEqual(before.groups, after.groups) {
 		rewrite |= teamTables
 	}
 	if !reflect.DeepEqual(before.ids, after.ids) {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -20,6 +21,7 @@ type CaseArchive struct {
 	Events      []caseEventRow
 	Members     []teamMemberRow
 	Roles       []teamRoleRow
+	GroupRoles  []teamGroupRoleRow
 	PlanItems   []planItemRow
 	Tasks       []taskRow
 	Files       []caseFileRow
@@ -56,7 +58,7 @@ func ExportCaseTree(ctx context.Context, idb bun.IDB, id string) (CaseArchive, e
 		return CaseArchive{}, ErrNotFound
 	}
 	a.Tenant = a.Cases[0].Tenant
-	for _, m := range []any{&a.Events, &a.Members, &a.Roles, &a.PlanItems, &a.Tasks, &a.Files, &a.Identifiers, &a.Timers} {
+	for _, m := range []any{&a.Events, &a.Members, &a.Roles, &a.GroupRoles, &a.PlanItems, &a.Tasks, &a.Files, &a.Identifiers, &a.Timers} {
 		if err := idb.NewSelect().Model(m).Where("case_id IN (?)", bun.List(ids)).Scan(ctx); err != nil {
 			return CaseArchive{}, fmt.Errorf("db: export case rows: %w", err)
 		}
@@ -70,7 +72,7 @@ func ImportCaseTree(ctx context.Context, idb bun.IDB, a CaseArchive) error {
 	for _, t := range []struct {
 		rows any
 		n    int
-	}{{&a.Cases, len(a.Cases)}, {&a.Events, len(a.Events)}, {&a.Members, len(a.Members)}, {&a.Roles, len(a.Roles)},
+	}{{&a.Cases, len(a.Cases)}, {&a.Events, len(a.Events)}, {&a.Members, len(a.Members)}, {&a.Roles, len(a.Roles)}, {&a.GroupRoles, len(a.GroupRoles)},
 		{&a.PlanItems, len(a.PlanItems)}, {&a.Tasks, len(a.Tasks)}, {&a.Files, len(a.Files)},
 		{&a.Identifiers, len(a.Identifiers)}, {&a.Timers, len(a.Timers)}} {
 		if t.n == 0 {
@@ -85,7 +87,7 @@ func ImportCaseTree(ctx context.Context, idb bun.IDB, a CaseArchive) error {
 
 // caseRowTables are the tables holding a case's rows besides cases,
 // children first.
-var caseRowTables = []string{"case_team_roles", "case_team_members", "case_events", "plan_items", "tasks", "case_files",
+var caseRowTables = []string{"case_team_roles", "case_team_group_roles", "case_team_members", "case_events", "plan_items", "tasks", "case_files",
 	"case_identifiers", "case_timers"}
 
 // deleteCaseRows deletes every row of the cases ids, not counting on
@@ -194,6 +196,18 @@ func DeleteTenant(ctx context.Context, idb bun.IDB, tenant string, at time.Time)
 		return fmt.Errorf("db: delete unused definition documents: %w", err)
 	}
 	return nil
+}
+
+// HasGroupMapping reports whether the archived root case's team has a
+// mapping of consent group groupID that a member of it with roles (a
+// group owner when owner) falls under.
+func (a CaseArchive) HasGroupMapping(groupID string, owner bool, roles []string) bool {
+	for _, r := range a.GroupRoles {
+		if r.CaseID == a.CaseID && r.GroupID == groupID && (owner || r.GroupRole == "" || slices.Contains(roles, r.GroupRole)) {
+			return true
+		}
+	}
+	return false
 }
 
 // HasMember reports whether the archived root case's team holds the

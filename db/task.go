@@ -42,31 +42,72 @@ func (r taskRow) task() Task {
 }
 
 // callerMembership matches a team membership row m to the caller: its
-// user row, or a tenant role the caller holds with an enabled account in
-// tenant column tenantCol. An account disabled in that tenant matches
+// user row, a tenant role the caller holds with an enabled account in
+// tenant column tenantCol (or as a group role in a consent group of that
+// tenant, as the reference does since 1.1.30), or a consent group with a mapping the caller
+// falls under (callerMapping). An account disabled in that tenant matches
 // nothing, not even its user row: disabling someone takes away every case
 // of the tenant at once. Every case and task visibility rule goes through
-// here. It takes the user id twice.
+// here. The user id is its one argument (?0).
 func callerMembership(tenantCol string) string {
-	return `((m.member_type = 'user' AND m.member_id = ? AND NOT EXISTS (
-			SELECT 1 FROM tenant_users AS d WHERE d.tenant = ` + tenantCol + ` AND d.user_id = m.member_id AND NOT d.enabled))
-		OR (m.member_type = 'role' AND m.member_id IN (
+	return `((m.member_type = 'user' AND m.member_id = ?0 AND ` + notDisabled(tenantCol) + `)
+		OR (m.member_type = 'role' AND (m.member_id IN (
 			SELECT r.role FROM tenant_user_roles AS r
 			JOIN tenant_users AS u ON u.tenant = r.tenant AND u.user_id = r.user_id
-			WHERE r.tenant = ` + tenantCol + ` AND r.user_id = ? AND u.enabled)))`
+			WHERE r.tenant = ` + tenantCol + ` AND r.user_id = ?0 AND u.enabled)
+			OR (` + notDisabled(tenantCol) + ` AND m.member_id IN (
+			SELECT gr.role FROM consent_group_member_roles AS gr
+			JOIN consent_groups AS g ON g.id = gr.group_id
+			WHERE g.tenant = ` + tenantCol + ` AND gr.user_id = ?0))))
+		OR (m.member_type = 'group' AND EXISTS (SELECT 1 FROM case_team_group_roles AS gr
+			WHERE gr.case_id = m.case_id AND gr.group_id = m.member_id AND gr.case_role = '' AND ` + callerMapping(tenantCol) + `)))`
+}
+
+// notDisabled holds unless the caller's account in tenant column tenantCol
+// is disabled.
+func notDisabled(tenantCol string) string {
+	return `NOT EXISTS (SELECT 1 FROM tenant_users AS d WHERE d.tenant = ` + tenantCol + ` AND d.user_id = ?0 AND NOT d.enabled)`
+}
+
+// callerMapping matches a group mapping row gr to the caller: a member of
+// the group, in tenant column tenantCol, who holds the mapping's group
+// role, or any member when that role is "", or a group owner (who gets
+// every mapping), with an account there that is not disabled. Removing
+// the caller from the group, or taking the group role away, takes the
+// case away at once.
+func callerMapping(tenantCol string) string {
+	return `EXISTS (SELECT 1 FROM consent_group_members AS gm
+			JOIN consent_groups AS g ON g.id = gm.group_id
+			WHERE gm.group_id = gr.group_id AND gm.user_id = ?0 AND g.tenant = ` + tenantCol + ` AND ` + notDisabled(tenantCol) + `
+			AND (gm.is_owner OR gr.group_role = '' OR EXISTS (SELECT 1 FROM consent_group_member_roles AS gmr
+				WHERE gmr.group_id = gm.group_id AND gmr.user_id = gm.user_id AND gmr.role = gr.group_role)))`
+}
+
+// membershipHolds is the role part of a task rule on a membership row m
+// that callerMembership matched: the membership holds case role roleExpr
+// (or, with owners, is a case owner). A user or tenant-role row holds its
+// case_team_roles; a group row holds the roles of the mappings the caller
+// falls under.
+func membershipHolds(roleExpr, tenantCol string, owners bool) string {
+	owner, groupOwner := "", ""
+	if owners {
+		owner, groupOwner = "m.is_owner OR ", " OR gr.is_owner"
+	}
+	return `((m.member_type <> 'group' AND (` + owner + `EXISTS (SELECT 1 FROM case_team_roles AS cr
+			WHERE cr.case_id = m.case_id AND cr.member_type = m.member_type AND cr.member_id = m.member_id AND cr.role = ` + roleExpr + `)))
+		OR (m.member_type = 'group' AND EXISTS (SELECT 1 FROM case_team_group_roles AS gr
+			WHERE gr.case_id = m.case_id AND gr.group_id = m.member_id AND (gr.case_role = ` + roleExpr + groupOwner + `)
+			AND ` + callerMapping(tenantCol) + `)))`
 }
 
 // visibleTask is the reference engine's task visibility: the caller
 // reaches the task's case through a membership that holds the task's
 // performer role, or is an owner; a task without a role needs plain
-// membership. It takes the user id twice.
-const visibleTask = `EXISTS (SELECT 1 FROM case_team_members AS m
-	WHERE m.case_id = task_row.case_id AND ` + "%s" + `
-	AND (task_row.role = '' OR m.is_owner OR EXISTS (SELECT 1 FROM case_team_roles AS cr
-		WHERE cr.case_id = m.case_id AND cr.member_type = m.member_type AND cr.member_id = m.member_id AND cr.role = task_row.role)))`
-
+// membership. The user id is its one argument.
 func visibleTaskFilter() string {
-	return fmt.Sprintf(visibleTask, callerMembership("task_row.tenant"))
+	return `EXISTS (SELECT 1 FROM case_team_members AS m
+	WHERE m.case_id = task_row.case_id AND ` + callerMembership("task_row.tenant") + `
+	AND (task_row.role = '' OR ` + membershipHolds("task_row.role", "task_row.tenant", true) + `))`
 }
 
 // TaskFilter selects and orders tasks of a list.
@@ -117,7 +158,7 @@ func TaskCase(ctx context.Context, idb bun.IDB, userID, id string) (string, erro
 	var row taskRow
 	err := idb.NewSelect().Model(&row).Column("case_id").
 		Where("task_row.id = ?", id).
-		Where(visibleCase("task_row.case_id", "task_row.tenant"), userID, userID).
+		Where(visibleCase("task_row.case_id", "task_row.tenant"), userID).
 		Limit(1).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", ErrNotFound
@@ -163,9 +204,7 @@ func CountTasks(ctx context.Context, idb bun.IDB, userID, tenant string) (TaskCo
 		Where("task_row.task_state NOT IN ('Completed', 'Terminated')").
 		Where(`EXISTS (SELECT 1 FROM case_team_members AS m
 			WHERE m.case_id = task_row.case_id AND `+callerMembership("task_row.tenant")+`
-			AND (task_row.role = '' OR EXISTS (SELECT 1 FROM case_team_roles AS cr
-				WHERE cr.case_id = m.case_id AND cr.member_type = m.member_type AND cr.member_id = m.member_id AND cr.role = task_row.role)))`,
-			userID, userID)
+			AND (task_row.role = '' OR `+membershipHolds("task_row.role", "task_row.tenant", false)+`))`, userID)
 	if tenant != "" {
 		q = q.Where("task_row.tenant = ?", tenant)
 	}
@@ -215,9 +254,9 @@ func CountTaskList(ctx context.Context, idb bun.IDB, userID string, f TaskFilter
 func filterTasks(q *bun.SelectQuery, userID string, f TaskFilter) *bun.SelectQuery {
 	if f.Assignee != "" {
 		q = q.Where("task_row.assignee = ?", f.Assignee).
-			Where(visibleCase("task_row.case_id", "task_row.tenant"), userID, userID)
+			Where(visibleCase("task_row.case_id", "task_row.tenant"), userID)
 	} else {
-		q = q.Where(visibleTaskFilter(), userID, userID)
+		q = q.Where(visibleTaskFilter(), userID)
 	}
 	if f.Tenant != "" {
 		q = q.Where("task_row.tenant = ?", f.Tenant)

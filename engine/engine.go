@@ -8,6 +8,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -21,29 +22,29 @@ type Env struct {
 }
 
 // Actor is the team member running a command, as resolved by service from
-// the case team and the caller's tenant roles.
+// the case team and the caller's tenant roles and consent groups (see
+// Team.Actor).
 type Actor struct {
 	UserID string
 	// Roles are the caller's case roles: the union over every team
 	// membership that matches the caller.
 	Roles []string
 	// IsOwner reports whether any matching membership is a case owner.
-	// Owners manage every case role.
+	// Owners manage every case role but those in GroupOnly.
 	IsOwner bool
+	// GroupOnly are the case roles the team fills only through consent
+	// groups: a case owner does not manage them (reference §2.4), only
+	// their holders do.
+	GroupOnly []string
 }
 
 // HasRole reports whether the actor holds role or, as a case owner,
 // manages it. The empty role is held by every member.
 func (a Actor) HasRole(role string) bool {
-	if role == "" || a.IsOwner {
+	if role == "" || slices.Contains(a.Roles, role) {
 		return true
 	}
-	for _, r := range a.Roles {
-		if r == role {
-			return true
-		}
-	}
-	return false
+	return a.IsOwner && !slices.Contains(a.GroupOnly, role)
 }
 
 // ErrorKind classifies an engine error for service.

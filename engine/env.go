@@ -309,7 +309,7 @@ func (o roleObject) Field(name string) (any, bool) {
 		return teamObject{o.c}.members(holds), true
 	case "member":
 		for _, m := range o.c.Team.Members {
-			if m.Type != RoleMember && holds(m) {
+			if m.Type == UserMember && holds(m) {
 				return memberValue(m), true
 			}
 		}

@@ -180,6 +180,12 @@ func (r *run) addToTeam(user, role, origin string) {
 
 func cloneMember(m Member) Member {
 	m.CaseRoles = slices.Clone(m.CaseRoles)
+	if m.Mappings != nil {
+		m.Mappings = slices.Clone(m.Mappings)
+		for i := range m.Mappings {
+			m.Mappings[i].CaseRoles = slices.Clone(m.Mappings[i].CaseRoles)
+		}
+	}
 	return m
 }
 

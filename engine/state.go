@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"time"
 )
 
@@ -187,13 +188,15 @@ type HumanTask struct {
 	Documentation string `json:"documentation,omitempty"`
 }
 
-// MemberType tells a user member from a tenant-role member.
+// MemberType tells a user member from a tenant-role member and a
+// consent-group member.
 type MemberType string
 
 // Member types.
 const (
-	UserMember MemberType = "user"
-	RoleMember MemberType = "role"
+	UserMember  MemberType = "user"
+	RoleMember  MemberType = "role"
+	GroupMember MemberType = "group"
 )
 
 // Team is the case team: who may see and act in the case.
@@ -201,7 +204,14 @@ type Team struct {
 	Members []Member `json:"members"`
 }
 
-// Member is one membership of the team: a tenant user or a tenant role.
+// Member is one membership of the team: a tenant user, a tenant role or a
+// consent group.
+//
+// A group member's own rights are in its Mappings; its CaseRoles and
+// IsOwner summarize them (every case role some mapping grants; whether
+// some mapping makes owners), so that whatever asks "who holds role R" or
+// "does the team keep an owner" reads every member alike. NewGroupMember
+// keeps the summary right.
 type Member struct {
 	ID        string     `json:"id"`
 	Type      MemberType `json:"type"`
@@ -209,4 +219,37 @@ type Member struct {
 	IsOwner   bool       `json:"isOwner"`
 	// Origin of a user member: Tenant, Platform or IDP.
 	Origin string `json:"origin,omitempty"`
+	// Mappings of a group member, in the order given.
+	Mappings []GroupMapping `json:"mappings,omitempty"`
+}
+
+// GroupMapping gives the members of a consent group who hold GroupRole
+// (every member when it is "", and the group's owners always) the case
+// roles CaseRoles, and case ownership when IsOwner.
+type GroupMapping struct {
+	GroupRole string   `json:"groupRole"`
+	IsOwner   bool     `json:"isOwner"`
+	CaseRoles []string `json:"caseRoles"`
+}
+
+// NewGroupMember is the team member for consent group id with mappings.
+func NewGroupMember(id string, mappings []GroupMapping) Member {
+	m := Member{ID: id, Type: GroupMember, CaseRoles: []string{}, Mappings: make([]GroupMapping, len(mappings))}
+	seen := map[string]bool{}
+	for i, mp := range mappings {
+		mp.CaseRoles = slices.Clone(mp.CaseRoles)
+		if mp.CaseRoles == nil {
+			mp.CaseRoles = []string{}
+		}
+		m.Mappings[i] = mp
+		m.IsOwner = m.IsOwner || mp.IsOwner
+		for _, r := range mp.CaseRoles {
+			if !seen[r] {
+				seen[r] = true
+				m.CaseRoles = append(m.CaseRoles, r)
+			}
+		}
+	}
+	slices.Sort(m.CaseRoles)
+	return m
 }

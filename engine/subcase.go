@@ -165,17 +165,28 @@ func (r *run) startSubCase(p *PlanItem, ct *cmmn.CaseTask) error {
 }
 
 // derivedTeam is a sub case's first team: the parent's members, each
-// keeping only the case roles the sub case defines (reference §2.4).
+// keeping only the case roles the sub case defines (reference §2.4). A
+// consent group keeps its mappings, each filtered the same way.
 func derivedTeam(parent Team, sub *cmmn.Case) Team {
-	out := cloneTeam(parent)
-	for i, m := range out.Members {
+	defined := func(roles []string) []string {
 		kept := []string{}
-		for _, role := range m.CaseRoles {
+		for _, role := range roles {
 			if sub.Role(role) != nil {
 				kept = append(kept, role)
 			}
 		}
-		out.Members[i].CaseRoles = kept
+		return kept
+	}
+	out := cloneTeam(parent)
+	for i, m := range out.Members {
+		if m.Type == GroupMember {
+			for j := range m.Mappings {
+				m.Mappings[j].CaseRoles = defined(m.Mappings[j].CaseRoles)
+			}
+			out.Members[i] = NewGroupMember(m.ID, m.Mappings)
+			continue
+		}
+		out.Members[i].CaseRoles = defined(m.CaseRoles)
 	}
 	return out
 }

@@ -358,3 +358,22 @@ func TestSubCaseDepthIsBounded(t *testing.T) {
 		t.Errorf("error = %v", e)
 	}
 }
+
+// A consent group in the parent's team joins the sub case with its
+// mappings, each keeping only the case roles the sub case defines.
+func TestDerivedTeamKeepsGroupMappings(t *testing.T) {
+	f := newForest(t)
+	parent := Team{Members: []Member{claimOwner, NewGroupMember("inspectors", []GroupMapping{
+		{GroupRole: "clerk", CaseRoles: []string{"Handler", "Manager"}},
+		{GroupRole: "chief", IsOwner: true, CaseRoles: []string{"Manager"}},
+	})}}
+	got := jsonOf(t, derivedTeam(parent, f.defs.Case("assess.case")).Members[1])
+	want := `{"id":"inspectors","type":"group","caseRoles":["Handler"],"isOwner":true,"mappings":[` +
+		`{"groupRole":"clerk","isOwner":false,"caseRoles":["Handler"]},{"groupRole":"chief","isOwner":true,"caseRoles":[]}]}`
+	if got != want {
+		t.Errorf("derived group member =\n %s\nwant\n %s", got, want)
+	}
+	if len(parent.Members[1].Mappings[0].CaseRoles) != 2 {
+		t.Error("deriving the sub case's team changed the parent's")
+	}
+}

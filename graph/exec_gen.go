@@ -140,6 +140,12 @@ type ComplexityRoot struct {
 		Type         func(childComplexity int) int
 	}
 
+	GroupMapping struct {
+		CaseRoles func(childComplexity int) int
+		GroupRole func(childComplexity int) int
+		IsOwner   func(childComplexity int) int
+	}
+
 	Health struct {
 		Description   func(childComplexity int) int
 		MeasurePoints func(childComplexity int) int
@@ -165,12 +171,14 @@ type ComplexityRoot struct {
 	}
 
 	Member struct {
-		CaseRoles  func(childComplexity int) int
-		IsOwner    func(childComplexity int) int
-		MemberID   func(childComplexity int) int
-		MemberType func(childComplexity int) int
-		Origin     func(childComplexity int) int
-		User       func(childComplexity int) int
+		CaseRoles    func(childComplexity int) int
+		ConsentGroup func(childComplexity int) int
+		IsOwner      func(childComplexity int) int
+		Mappings     func(childComplexity int) int
+		MemberID     func(childComplexity int) int
+		MemberType   func(childComplexity int) int
+		Origin       func(childComplexity int) int
+		User         func(childComplexity int) int
 	}
 
 	Mutation struct {
@@ -189,6 +197,7 @@ type ComplexityRoot struct {
 		MigrateCaseDefinition    func(childComplexity int, caseID string, definition string, team []*model.CaseTeamMemberInput) int
 		PlanDiscretionaryItem    func(childComplexity int, caseID string, parentID string, definitionID string, name *string, planItemID *string) int
 		RaiseUserEvent           func(childComplexity int, caseID string, event string) int
+		RemoveCaseTeamGroup      func(childComplexity int, caseID string, groupID string) int
 		RemoveCaseTeamMember     func(childComplexity int, caseID string, memberID string, memberType *model.MemberType) int
 		RemoveConsentGroupMember func(childComplexity int, id string, userID string) int
 		RemoveTenantUser         func(childComplexity int, tenant string, userID string) int
@@ -198,6 +207,7 @@ type ComplexityRoot struct {
 		RevokeTask               func(childComplexity int, id string) int
 		SaveTaskOutput           func(childComplexity int, id string, output any) int
 		SetCaseTeam              func(childComplexity int, caseID string, members []*model.CaseTeamMemberInput) int
+		SetCaseTeamGroup         func(childComplexity int, caseID string, groupID string, mappings []*model.GroupMappingInput) int
 		SetConsentGroupMember    func(childComplexity int, id string, member model.ConsentGroupMemberInput) int
 		SetTenantUser            func(childComplexity int, tenant string, user model.TenantUserInput) int
 		StartCase                func(childComplexity int, input model.StartCaseInput) int
@@ -354,6 +364,8 @@ type DiscretionaryItemResolver interface {
 	Parent(ctx context.Context, obj *model.DiscretionaryItem) (*model.PlanItem, error)
 }
 type MemberResolver interface {
+	ConsentGroup(ctx context.Context, obj *model.Member) (*model.ConsentGroup, error)
+
 	User(ctx context.Context, obj *model.Member) (*model.TenantUser, error)
 }
 type MutationResolver interface {
@@ -387,6 +399,8 @@ type MutationResolver interface {
 	SetCaseTeam(ctx context.Context, caseID string, members []*model.CaseTeamMemberInput) (*model.Case, error)
 	UpsertCaseTeamMembers(ctx context.Context, caseID string, members []*model.CaseTeamMemberUpdate) (*model.Case, error)
 	RemoveCaseTeamMember(ctx context.Context, caseID string, memberID string, memberType *model.MemberType) (*model.Case, error)
+	SetCaseTeamGroup(ctx context.Context, caseID string, groupID string, mappings []*model.GroupMappingInput) (*model.Case, error)
+	RemoveCaseTeamGroup(ctx context.Context, caseID string, groupID string) (*model.Case, error)
 }
 type PlanItemResolver interface {
 	Case(ctx context.Context, obj *model.PlanItem) (*model.Case, error)
@@ -826,6 +840,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.DiscretionaryItem.Type(childComplexity), true
 
+	case "GroupMapping.caseRoles":
+		if e.ComplexityRoot.GroupMapping.CaseRoles == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GroupMapping.CaseRoles(childComplexity), true
+	case "GroupMapping.groupRole":
+		if e.ComplexityRoot.GroupMapping.GroupRole == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GroupMapping.GroupRole(childComplexity), true
+	case "GroupMapping.isOwner":
+		if e.ComplexityRoot.GroupMapping.IsOwner == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GroupMapping.IsOwner(childComplexity), true
+
 	case "Health.description":
 		if e.ComplexityRoot.Health.Description == nil {
 			break
@@ -908,12 +941,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Member.CaseRoles(childComplexity), true
+	case "Member.consentGroup":
+		if e.ComplexityRoot.Member.ConsentGroup == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Member.ConsentGroup(childComplexity), true
 	case "Member.isOwner":
 		if e.ComplexityRoot.Member.IsOwner == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Member.IsOwner(childComplexity), true
+	case "Member.mappings":
+		if e.ComplexityRoot.Member.Mappings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Member.Mappings(childComplexity), true
 	case "Member.memberId":
 		if e.ComplexityRoot.Member.MemberID == nil {
 			break
@@ -1104,6 +1149,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RaiseUserEvent(childComplexity, args["caseId"].(string), args["event"].(string)), true
+	case "Mutation.removeCaseTeamGroup":
+		if e.ComplexityRoot.Mutation.RemoveCaseTeamGroup == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_removeCaseTeamGroup_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RemoveCaseTeamGroup(childComplexity, args["caseId"].(string), args["groupId"].(string)), true
 	case "Mutation.removeCaseTeamMember":
 		if e.ComplexityRoot.Mutation.RemoveCaseTeamMember == nil {
 			break
@@ -1203,6 +1259,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetCaseTeam(childComplexity, args["caseId"].(string), args["members"].([]*model.CaseTeamMemberInput)), true
+	case "Mutation.setCaseTeamGroup":
+		if e.ComplexityRoot.Mutation.SetCaseTeamGroup == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setCaseTeamGroup_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetCaseTeamGroup(childComplexity, args["caseId"].(string), args["groupId"].(string), args["mappings"].([]*model.GroupMappingInput)), true
 	case "Mutation.setConsentGroupMember":
 		if e.ComplexityRoot.Mutation.SetConsentGroupMember == nil {
 			break
@@ -1870,6 +1937,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("ConsentGroupMemberInput", ec.unmarshalInputConsentGroupMemberInput),
 			graphql.NewInputUnmarshaler("CreateConsentGroupInput", ec.unmarshalInputCreateConsentGroupInput),
 			graphql.NewInputUnmarshaler("CreateTenantInput", ec.unmarshalInputCreateTenantInput),
+			graphql.NewInputUnmarshaler("GroupMappingInput", ec.unmarshalInputGroupMappingInput),
 			graphql.NewInputUnmarshaler("StartCaseInput", ec.unmarshalInputStartCaseInput),
 			graphql.NewInputUnmarshaler("TaskFilter", ec.unmarshalInputTaskFilter),
 			graphql.NewInputUnmarshaler("TenantUserInput", ec.unmarshalInputTenantUserInput),
@@ -2312,6 +2380,18 @@ func (ec *executionContext) childFields_DiscretionaryItem(ctx context.Context, f
 	return nil, fmt.Errorf("no field named %q was found under type DiscretionaryItem", field.Name)
 }
 
+func (ec *executionContext) childFields_GroupMapping(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "groupRole":
+		return ec.fieldContext_GroupMapping_groupRole(ctx, field)
+	case "isOwner":
+		return ec.fieldContext_GroupMapping_isOwner(ctx, field)
+	case "caseRoles":
+		return ec.fieldContext_GroupMapping_caseRoles(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type GroupMapping", field.Name)
+}
+
 func (ec *executionContext) childFields_Health(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "ok":
@@ -2370,6 +2450,10 @@ func (ec *executionContext) childFields_Member(ctx context.Context, field graphq
 		return ec.fieldContext_Member_caseRoles(ctx, field)
 	case "isOwner":
 		return ec.fieldContext_Member_isOwner(ctx, field)
+	case "mappings":
+		return ec.fieldContext_Member_mappings(ctx, field)
+	case "consentGroup":
+		return ec.fieldContext_Member_consentGroup(ctx, field)
 	case "origin":
 		return ec.fieldContext_Member_origin(ctx, field)
 	case "user":
@@ -3068,6 +3152,28 @@ func (ec *executionContext) field_Mutation_raiseUserEvent_args(ctx context.Conte
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_removeCaseTeamGroup_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "caseId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["caseId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "groupId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["groupId"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_removeCaseTeamMember_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3249,6 +3355,36 @@ func (ec *executionContext) field_Mutation_saveTaskOutput_args(ctx context.Conte
 		return nil, err
 	}
 	args["output"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setCaseTeamGroup_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "caseId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["caseId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "groupId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["groupId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "mappings",
+		func(ctx context.Context, v any) ([]*model.GroupMappingInput, error) {
+			return ec.unmarshalNGroupMappingInput2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐGroupMappingInputᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["mappings"] = arg2
 	return args, nil
 }
 
@@ -5258,6 +5394,75 @@ func (ec *executionContext) fieldContext_DiscretionaryItem_parent(_ context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _GroupMapping_groupRole(ctx context.Context, field graphql.CollectedField, obj *model.GroupMapping) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GroupMapping_groupRole(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GroupRole, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GroupMapping_groupRole(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GroupMapping", field, false, false, "String")
+}
+
+func (ec *executionContext) _GroupMapping_isOwner(ctx context.Context, field graphql.CollectedField, obj *model.GroupMapping) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GroupMapping_isOwner(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IsOwner, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GroupMapping_isOwner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GroupMapping", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _GroupMapping_caseRoles(ctx context.Context, field graphql.CollectedField, obj *model.GroupMapping) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GroupMapping_caseRoles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CaseRoles, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GroupMapping_caseRoles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GroupMapping", field, false, false, "String")
+}
+
 func (ec *executionContext) _Health_ok(ctx context.Context, field graphql.CollectedField, obj *model.Health) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5651,6 +5856,70 @@ func (ec *executionContext) _Member_isOwner(ctx context.Context, field graphql.C
 }
 func (ec *executionContext) fieldContext_Member_isOwner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Member", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Member_mappings(ctx context.Context, field graphql.CollectedField, obj *model.Member) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Member_mappings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Mappings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.GroupMapping) graphql.Marshaler {
+			return ec.marshalNGroupMapping2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐGroupMappingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Member_mappings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Member",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GroupMapping(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Member_consentGroup(ctx context.Context, field graphql.CollectedField, obj *model.Member) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Member_consentGroup(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Member().ConsentGroup(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ConsentGroup) graphql.Marshaler {
+			return ec.marshalOConsentGroup2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐConsentGroup(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Member_consentGroup(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Member",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ConsentGroup(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Member_origin(ctx context.Context, field graphql.CollectedField, obj *model.Member) (ret graphql.Marshaler) {
@@ -7058,6 +7327,94 @@ func (ec *executionContext) fieldContext_Mutation_removeCaseTeamMember(ctx conte
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_removeCaseTeamMember_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setCaseTeamGroup(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setCaseTeamGroup(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetCaseTeamGroup(ctx, fc.Args["caseId"].(string), fc.Args["groupId"].(string), fc.Args["mappings"].([]*model.GroupMappingInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setCaseTeamGroup(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setCaseTeamGroup_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_removeCaseTeamGroup(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_removeCaseTeamGroup(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RemoveCaseTeamGroup(ctx, fc.Args["caseId"].(string), fc.Args["groupId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_removeCaseTeamGroup(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_removeCaseTeamGroup_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -10658,7 +11015,7 @@ func (ec *executionContext) unmarshalInputCaseTeamMemberInput(ctx context.Contex
 		asMap["memberType"] = "USER"
 	}
 
-	fieldsInOrder := [...]string{"memberId", "memberType", "caseRoles", "isOwner"}
+	fieldsInOrder := [...]string{"memberId", "memberType", "mappings", "caseRoles", "isOwner"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -10679,6 +11036,13 @@ func (ec *executionContext) unmarshalInputCaseTeamMemberInput(ctx context.Contex
 				return it, err
 			}
 			it.MemberType = data
+		case "mappings":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("mappings"))
+			data, err := ec.unmarshalOGroupMappingInput2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐGroupMappingInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Mappings = data
 		case "caseRoles":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("caseRoles"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
@@ -10935,6 +11299,66 @@ func (ec *executionContext) unmarshalInputCreateTenantInput(ctx context.Context,
 func UnmarshalCreateTenantInput(ctx context.Context, raw any) (model.CreateTenantInput, error) {
 	var out model.CreateTenantInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateTenantInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputGroupMappingInput(ctx context.Context, obj any) (model.GroupMappingInput, error) {
+	var it model.GroupMappingInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["groupRole"]; !present {
+		asMap["groupRole"] = ""
+	}
+
+	fieldsInOrder := [...]string{"groupRole", "isOwner", "caseRoles"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "groupRole":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupRole"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupRole = data
+		case "isOwner":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("isOwner"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IsOwner = data
+		case "caseRoles":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("caseRoles"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CaseRoles = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalGroupMappingInput unmarshals raw into the GroupMappingInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalGroupMappingInput(ctx context.Context, raw any) (model.GroupMappingInput, error) {
+	var out model.GroupMappingInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "GroupMappingInput", raw, &out)
 	return out, err
 }
 
@@ -11857,6 +12281,49 @@ func (ec *executionContext) _DiscretionaryItem(ctx context.Context, sel ast.Sele
 	return out
 }
 
+var groupMappingImplementors = []string{"GroupMapping"}
+
+func (ec *executionContext) _GroupMapping(ctx context.Context, sel ast.SelectionSet, obj *model.GroupMapping) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, groupMappingImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("GroupMapping")
+		case "groupRole":
+			out.Values[i] = ec._GroupMapping_groupRole(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "isOwner":
+			out.Values[i] = ec._GroupMapping_isOwner(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "caseRoles":
+			out.Values[i] = ec._GroupMapping_caseRoles(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var healthImplementors = []string{"Health"}
 
 func (ec *executionContext) _Health(ctx context.Context, sel ast.SelectionSet, obj *model.Health) graphql.Marshaler {
@@ -12060,6 +12527,17 @@ func (ec *executionContext) _Member(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "mappings":
+			out.Values[i] = ec._Member_mappings(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "consentGroup":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Member_consentGroup(ctx, field, obj)
+				})
 		case "origin":
 			out.Values[i] = ec._Member_origin(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -12313,6 +12791,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "removeCaseTeamMember":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_removeCaseTeamMember(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setCaseTeamGroup":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setCaseTeamGroup(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removeCaseTeamGroup":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_removeCaseTeamGroup(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -13833,6 +14325,49 @@ func (ec *executionContext) marshalNDiscretionaryItem2ᚖgithubᚗcomᚋcasegrap
 	return ec._DiscretionaryItem(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNGroupMapping2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐGroupMappingᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.GroupMapping) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNGroupMapping2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐGroupMapping(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNGroupMapping2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐGroupMapping(ctx context.Context, sel ast.SelectionSet, v *model.GroupMapping) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "GroupMapping!")
+		return graphql.Null
+	}
+	return ec._GroupMapping(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNGroupMappingInput2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐGroupMappingInputᚄ(ctx context.Context, v any) ([]*model.GroupMappingInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.GroupMappingInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNGroupMappingInput2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐGroupMappingInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNGroupMappingInput2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐGroupMappingInput(ctx context.Context, v any) (*model.GroupMappingInput, error) {
+	res, err := ec.unmarshalInputGroupMappingInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNHealth2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐHealth(ctx context.Context, sel ast.SelectionSet, v *model.Health) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Health!")
@@ -14527,6 +15062,23 @@ func (ec *executionContext) marshalODefinition2ᚖgithubᚗcomᚋcasegraphᚋcas
 		return graphql.Null
 	}
 	return ec._Definition(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOGroupMappingInput2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐGroupMappingInputᚄ(ctx context.Context, v any) ([]*model.GroupMappingInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.GroupMappingInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNGroupMappingInput2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐGroupMappingInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) unmarshalOInt2ᚖint(ctx context.Context, v any) (*int, error) {

@@ -71,6 +71,8 @@ type Member struct {
 	CaseRoles  []string   `json:"caseRoles"`
 	IsOwner    bool       `json:"isOwner"`
 	Origin     *string    `json:"origin,omitempty"`
+	// Mappings of a consent group member; empty for the others.
+	Mappings []*GroupMapping `json:"mappings"`
 }
 
 // Task is a human task; its case and plan item resolve through the

@@ -78,10 +78,12 @@ type CaseTeam struct {
 
 // A member of a new or replaced team.
 type CaseTeamMemberInput struct {
-	// A tenant user id, or a tenant role name.
+	// A tenant user id, a tenant role name or a consent group id.
 	MemberID string `json:"memberId"`
-	// Which of the two memberId is.
+	// Which of the three memberId is.
 	MemberType *MemberType `json:"memberType,omitempty"`
+	// For a consent group: its mappings (one at least); caseRoles and isOwner are then unused.
+	Mappings []*GroupMappingInput `json:"mappings,omitempty"`
 	// The case roles the member holds.
 	CaseRoles []string `json:"caseRoles,omitempty"`
 	// Whether the member manages the team.
@@ -180,6 +182,28 @@ type DefinitionValidation struct {
 	Valid bool `json:"valid"`
 	// Every problem found, each naming the element.
 	Problems []string `json:"problems"`
+}
+
+// A mapping of a consent group in a case team: the group's members holding
+// groupRole (every member when it is empty; the group's owners always) act
+// with caseRoles, and as case owners when isOwner.
+type GroupMapping struct {
+	// The group role; empty for every member of the group.
+	GroupRole string `json:"groupRole"`
+	// Whether the mapped members are case owners.
+	IsOwner bool `json:"isOwner"`
+	// The case roles the mapped members hold.
+	CaseRoles []string `json:"caseRoles"`
+}
+
+// A mapping of a consent group in a case team being set.
+type GroupMappingInput struct {
+	// The group role; empty for every member of the group.
+	GroupRole string `json:"groupRole"`
+	// Whether the mapped members are case owners.
+	IsOwner *bool `json:"isOwner,omitempty"`
+	// The case roles the mapped members hold.
+	CaseRoles []string `json:"caseRoles,omitempty"`
 }
 
 // The health report, one measure point per dependency.
@@ -372,16 +396,19 @@ const (
 	MemberTypeUser MemberType = "USER"
 	// A tenant role: every user holding it in the case's tenant.
 	MemberTypeRole MemberType = "ROLE"
+	// A consent group of the case's tenant: its members act through its mappings.
+	MemberTypeGroup MemberType = "GROUP"
 )
 
 var AllMemberType = []MemberType{
 	MemberTypeUser,
 	MemberTypeRole,
+	MemberTypeGroup,
 }
 
 func (e MemberType) IsValid() bool {
 	switch e {
-	case MemberTypeUser, MemberTypeRole:
+	case MemberTypeUser, MemberTypeRole, MemberTypeGroup:
 		return true
 	}
 	return false

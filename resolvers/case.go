@@ -262,11 +262,19 @@ const maxPage = 1000
 func memberInputs(in []*model.CaseTeamMemberInput) []service.MemberInput {
 	out := make([]service.MemberInput, 0, len(in))
 	for _, m := range in {
-		mi := service.MemberInput{ID: m.MemberID, Type: service.UserMember, CaseRoles: m.CaseRoles, IsOwner: m.IsOwner != nil && *m.IsOwner}
-		if m.MemberType != nil && *m.MemberType == model.MemberTypeRole {
-			mi.Type = service.RoleMember
+		mi := service.MemberInput{ID: m.MemberID, Type: toMemberType(m.MemberType), CaseRoles: m.CaseRoles, IsOwner: m.IsOwner != nil && *m.IsOwner}
+		if mi.Type == service.GroupTeamMember {
+			mi.Mappings = groupMappings(m.Mappings)
 		}
 		out = append(out, mi)
+	}
+	return out
+}
+
+func groupMappings(in []*model.GroupMappingInput) []service.GroupMapping {
+	out := make([]service.GroupMapping, len(in))
+	for i, mp := range in {
+		out[i] = service.GroupMapping{GroupRole: mp.GroupRole, IsOwner: mp.IsOwner != nil && *mp.IsOwner, CaseRoles: mp.CaseRoles}
 	}
 	return out
 }
@@ -290,35 +298,42 @@ func (r *mutationResolver) changeCaseFile(ctx context.Context, caseID string, op
 }
 
 func toMemberType(t *model.MemberType) service.MemberType {
-	if t != nil && *t == model.MemberTypeRole {
+	switch {
+	case t == nil:
+		return service.UserMember
+	case *t == model.MemberTypeRole:
 		return service.RoleMember
+	case *t == model.MemberTypeGroup:
+		return service.GroupTeamMember
 	}
 	return service.UserMember
 }
 
-func toCaseTeam(caseID string, team service.Team, roles []string) *model.CaseTeam {
-	held := map[string]bool{}
-	out := &model.CaseTeam{Members: []*model.Member{}, CaseRoles: roles, UnassignedRoles: []string{}}
-	for _, m := range team.Members {
-		mm := &model.Member{CaseID: caseID, MemberID: m.ID, MemberType: model.MemberTypeUser, CaseRoles: m.CaseRoles, IsOwner: m.IsOwner}
-		if mm.CaseRoles == nil {
-			mm.CaseRoles = []string{}
-		}
-		if m.Type == service.RoleMember {
-			mm.MemberType = model.MemberTypeRole
-		} else if m.Origin != "" {
+// toCaseTeam translates the service's team view: users, then consent
+// groups, then tenant roles, as the REST door lists them.
+func toCaseTeam(v service.TeamView) *model.CaseTeam {
+	out := &model.CaseTeam{Members: []*model.Member{}, CaseRoles: nonNilRoles(v.Roles), UnassignedRoles: nonNilRoles(v.Unset)}
+	add := func(m service.Member, typ model.MemberType) *model.Member {
+		mm := &model.Member{CaseID: v.CaseID, MemberID: m.ID, MemberType: typ, CaseRoles: nonNilRoles(m.CaseRoles), IsOwner: m.IsOwner,
+			Mappings: []*model.GroupMapping{}}
+		out.Members = append(out.Members, mm)
+		return mm
+	}
+	for _, m := range v.Users {
+		mm := add(m, model.MemberTypeUser)
+		if m.Origin != "" {
 			origin := m.Origin
 			mm.Origin = &origin
 		}
-		for _, r := range m.CaseRoles {
-			held[r] = true
-		}
-		out.Members = append(out.Members, mm)
 	}
-	for _, r := range roles {
-		if !held[r] {
-			out.UnassignedRoles = append(out.UnassignedRoles, r)
+	for _, m := range v.Groups {
+		mm := add(m, model.MemberTypeGroup)
+		for _, mp := range m.Mappings {
+			mm.Mappings = append(mm.Mappings, &model.GroupMapping{GroupRole: mp.GroupRole, IsOwner: mp.IsOwner, CaseRoles: nonNilRoles(mp.CaseRoles)})
 		}
+	}
+	for _, m := range v.TenantRoles {
+		add(m, model.MemberTypeRole)
 	}
 	return out
 }

@@ -82,7 +82,7 @@ func (r *caseResolver) Team(ctx context.Context, obj *model.Case) (*model.CaseTe
 	if err != nil {
 		return nil, err
 	}
-	return toCaseTeam(obj.ID, v.State.Team, v.CaseRoles), nil
+	return toCaseTeam(v.TeamView()), nil
 }
 
 // Tasks is the resolver for the tasks field.

@@ -21,6 +21,9 @@ type loaders struct {
 	memberAccounts *dataloader.Loader[string, map[string]service.TenantUser]
 	// events holds each case's history.
 	events *dataloader.Loader[string, []service.CaseEvent]
+	// groups holds the consent groups of team members that the caller is
+	// a member of, by id (a zero group when it is not).
+	groups *dataloader.Loader[string, service.ConsentGroup]
 }
 
 type loadersKey struct{}
@@ -77,6 +80,18 @@ func withLoaders(ctx context.Context, svc *service.Service) context.Context {
 		}
 		return results
 	}, dataloader.WithWait[string, []service.CaseEvent](loaderWait))
+	l.groups = dataloader.NewBatchedLoader(func(ctx context.Context, ids []string) []*dataloader.Result[service.ConsentGroup] {
+		results := make([]*dataloader.Result[service.ConsentGroup], len(ids))
+		who, err := caller(ctx)
+		var groups map[string]service.ConsentGroup
+		if err == nil {
+			groups, err = svc.MemberGroups(ctx, who, ids)
+		}
+		for i, id := range ids {
+			results[i] = &dataloader.Result[service.ConsentGroup]{Data: groups[id], Error: err}
+		}
+		return results
+	}, dataloader.WithWait[string, service.ConsentGroup](loaderWait))
 	return context.WithValue(ctx, loadersKey{}, l)
 }
 

@@ -13,6 +13,18 @@ import (
 	"github.com/casegraph/casegraph/service"
 )
 
+// ConsentGroup is the resolver for the consentGroup field.
+func (r *memberResolver) ConsentGroup(ctx context.Context, obj *model.Member) (*model.ConsentGroup, error) {
+	if obj.MemberType != model.MemberTypeGroup {
+		return nil, nil
+	}
+	g, err := loadersFrom(ctx).groups.Load(ctx, obj.MemberID)()
+	if err != nil || g.ID == "" {
+		return nil, err
+	}
+	return toConsentGroup(g), nil
+}
+
 // User is the resolver for the user field.
 func (r *memberResolver) User(ctx context.Context, obj *model.Member) (*model.TenantUser, error) {
 	if obj.MemberType != model.MemberTypeUser {
@@ -51,6 +63,20 @@ func (r *mutationResolver) UpsertCaseTeamMembers(ctx context.Context, caseID str
 func (r *mutationResolver) RemoveCaseTeamMember(ctx context.Context, caseID string, memberID string, memberType *model.MemberType) (*model.Case, error) {
 	return r.teamMutation(ctx, caseID, func(who service.Identity) (service.LastModified, error) {
 		return r.Service.RemoveCaseTeamMember(ctx, who, caseID, memberID, toMemberType(memberType))
+	})
+}
+
+// SetCaseTeamGroup is the resolver for the setCaseTeamGroup field.
+func (r *mutationResolver) SetCaseTeamGroup(ctx context.Context, caseID string, groupID string, mappings []*model.GroupMappingInput) (*model.Case, error) {
+	return r.teamMutation(ctx, caseID, func(who service.Identity) (service.LastModified, error) {
+		return r.Service.SetCaseTeamGroup(ctx, who, caseID, groupID, groupMappings(mappings))
+	})
+}
+
+// RemoveCaseTeamGroup is the resolver for the removeCaseTeamGroup field.
+func (r *mutationResolver) RemoveCaseTeamGroup(ctx context.Context, caseID string, groupID string) (*model.Case, error) {
+	return r.teamMutation(ctx, caseID, func(who service.Identity) (service.LastModified, error) {
+		return r.Service.RemoveCaseTeamMember(ctx, who, caseID, groupID, service.GroupTeamMember)
 	})
 }
 

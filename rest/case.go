@@ -89,7 +89,7 @@ func toPlanItemsJSON(caseID string, items []*service.PlanItem) []planItemJSON {
 // teamJSON is the reference engine's case team object.
 type teamJSON struct {
 	Users           []teamUserJSON       `json:"users"`
-	Groups          []any                `json:"groups"`
+	Groups          []teamGroupJSON      `json:"groups"`
 	TenantRoles     []teamTenantRoleJSON `json:"tenantRoles"`
 	CaseRoles       []string             `json:"caseRoles"`
 	UnassignedRoles []string             `json:"unassignedRoles"`
@@ -108,27 +108,34 @@ type teamTenantRoleJSON struct {
 	CaseRoles  []string `json:"caseRoles"`
 }
 
-func toTeamJSON(team service.Team, caseRoles []string) teamJSON {
-	out := teamJSON{Users: []teamUserJSON{}, Groups: []any{}, TenantRoles: []teamTenantRoleJSON{}, CaseRoles: caseRoles, UnassignedRoles: []string{}}
-	assigned := map[string]bool{}
-	for _, m := range team.Members {
-		roles := m.CaseRoles
-		if roles == nil {
-			roles = []string{}
-		}
-		for _, r := range roles {
-			assigned[r] = true
-		}
-		if m.Type == service.RoleMember {
-			out.TenantRoles = append(out.TenantRoles, teamTenantRoleJSON{TenantRole: m.ID, IsOwner: m.IsOwner, CaseRoles: roles})
-		} else {
-			out.Users = append(out.Users, teamUserJSON{UserID: m.ID, Origin: m.Origin, IsOwner: m.IsOwner, CaseRoles: roles})
-		}
+type teamGroupJSON struct {
+	GroupID  string            `json:"groupId"`
+	Mappings []teamMappingJSON `json:"mappings"`
+}
+
+type teamMappingJSON struct {
+	GroupRole string   `json:"groupRole"`
+	IsOwner   bool     `json:"isOwner"`
+	CaseRoles []string `json:"caseRoles"`
+}
+
+// toTeamJSON translates the service's team view to the reference
+// engine's team object.
+func toTeamJSON(v service.TeamView) teamJSON {
+	out := teamJSON{Users: []teamUserJSON{}, Groups: []teamGroupJSON{}, TenantRoles: []teamTenantRoleJSON{},
+		CaseRoles: nonNil(v.Roles), UnassignedRoles: nonNil(v.Unset)}
+	for _, m := range v.Users {
+		out.Users = append(out.Users, teamUserJSON{UserID: m.ID, Origin: m.Origin, IsOwner: m.IsOwner, CaseRoles: nonNil(m.CaseRoles)})
 	}
-	for _, r := range caseRoles {
-		if !assigned[r] {
-			out.UnassignedRoles = append(out.UnassignedRoles, r)
+	for _, m := range v.TenantRoles {
+		out.TenantRoles = append(out.TenantRoles, teamTenantRoleJSON{TenantRole: m.ID, IsOwner: m.IsOwner, CaseRoles: nonNil(m.CaseRoles)})
+	}
+	for _, m := range v.Groups {
+		g := teamGroupJSON{GroupID: m.ID, Mappings: []teamMappingJSON{}}
+		for _, mp := range m.Mappings {
+			g.Mappings = append(g.Mappings, teamMappingJSON{GroupRole: mp.GroupRole, IsOwner: mp.IsOwner, CaseRoles: nonNil(mp.CaseRoles)})
 		}
+		out.Groups = append(out.Groups, g)
 	}
 	return out
 }
@@ -149,10 +156,6 @@ func (a *API) startCase(w http.ResponseWriter, r *http.Request, who auth.Identit
 	in := service.StartCaseInput{Definition: body.Definition, Inputs: body.Inputs, Tenant: body.Tenant,
 		CaseInstanceID: body.CaseInstanceID, Debug: body.Debug}
 	if body.CaseTeam != nil {
-		if len(body.CaseTeam.Groups) > 0 {
-			writeText(w, http.StatusNotFound, "Cannot find a consent group with id '"+body.CaseTeam.Groups[0]+"'")
-			return
-		}
 		in.Team = body.CaseTeam.Members
 	}
 	started, err := a.svc.StartCase(r.Context(), who, in)
@@ -207,7 +210,7 @@ func (a *API) getCase(w http.ResponseWriter, r *http.Request, who auth.Identity)
 		caseSummary
 		Identifiers []identifier `json:"identifiers"`
 	}{toCaseSummary(v.Record), ids}
-	out.Team = toTeamJSON(v.State.Team, v.CaseRoles)
+	out.Team = toTeamJSON(v.TeamView())
 	out.File = file
 	out.PlanItems = toPlanItemsJSON(v.Record.ID, v.State.PlanItems)
 	writeJSON(w, http.StatusOK, out)
@@ -378,4 +381,13 @@ func (a *API) setDebug(w http.ResponseWriter, r *http.Request, who auth.Identity
 		return
 	}
 	caseModified(w, lm)
+}
+
+// nonNil is roles, or [] for none: the reference engine never sends null
+// lists.
+func nonNil(roles []string) []string {
+	if roles == nil {
+		return []string{}
+	}
+	return roles
 }

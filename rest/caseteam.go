@@ -16,7 +16,7 @@ func (a *API) getCaseTeam(w http.ResponseWriter, r *http.Request, who auth.Ident
 		a.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, toTeamJSON(v.Team, v.Roles))
+	writeJSON(w, http.StatusOK, toTeamJSON(v))
 }
 
 // setCaseTeam replaces the team; it reads every team format.
@@ -24,10 +24,6 @@ func (a *API) setCaseTeam(w http.ResponseWriter, r *http.Request, who auth.Ident
 	var team teamFormat
 	if err := decodeJSON(r, &team); err != nil {
 		a.writeError(w, r, err)
-		return
-	}
-	if len(team.Groups) > 0 {
-		writeText(w, http.StatusNotFound, "Cannot find a consent group with id '"+team.Groups[0]+"'")
 		return
 	}
 	a.teamChanged(w, r)(a.svc.SetCaseTeam(r.Context(), who, r.PathValue("caseId"), team.Members))
@@ -95,19 +91,15 @@ func (a *API) replaceMember(w http.ResponseWriter, r *http.Request, who auth.Ide
 	a.teamChanged(w, r)(a.svc.UpsertCaseTeamMembers(r.Context(), who, r.PathValue("caseId"), []service.MemberUpdate{update}))
 }
 
-// setTeamGroup answers for consent groups, which CaseGraph does not have
-// yet: none can be found.
+// setTeamGroup adds a consent group member or replaces its mappings.
 func (a *API) setTeamGroup(w http.ResponseWriter, r *http.Request, who auth.Identity) {
 	var g teamGroup
 	if err := decodeJSON(r, &g); err != nil {
 		a.writeError(w, r, err)
 		return
 	}
-	if _, err := a.svc.CaseTeam(r.Context(), who, r.PathValue("caseId")); err != nil {
-		a.writeError(w, r, err)
-		return
-	}
-	writeText(w, http.StatusNotFound, "Cannot find a consent group with id '"+g.GroupID+"'")
+	in := g.input()
+	a.teamChanged(w, r)(a.svc.SetCaseTeamGroup(r.Context(), who, r.PathValue("caseId"), in.ID, in.Mappings))
 }
 
 func (a *API) removeTeamMember(typ service.MemberType, param string) authedHandler {

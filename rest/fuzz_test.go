@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/casegraph/casegraph/service"
@@ -44,6 +45,8 @@ func FuzzTeamBody(f *testing.F) {
 		`{"users":[{"userId":"a","unknown":1}]}`,
 		`{"users":{"userId":"a"}}`,
 		`{"users":[]} {}`,
+		`{"groups":[{"groupId":"g","mappings":[{"groupRole":"","caseRoles":["B","A","A"]},{"groupRole":"x","isOwner":true}]}]}`,
+		`{"groups":[{"groupId":"g","mappings":[{"groupRole":"x","bogus":1}]}]}`,
 		`"team"`, `null`, `[]`, ``, `{"users":[{"userId":"a\u0000"}]}`,
 	} {
 		f.Add([]byte(seed))
@@ -55,20 +58,19 @@ func FuzzTeamBody(f *testing.F) {
 			return
 		}
 		for _, m := range team.Members {
-			if m.Type != service.UserMember && m.Type != service.RoleMember {
+			if m.Type != service.UserMember && m.Type != service.RoleMember && m.Type != service.GroupTeamMember {
 				t.Fatalf("body %q: member %q has type %q", body, m.ID, m.Type)
 			}
 		}
 		members := make([]service.Member, len(team.Members))
 		for i, m := range team.Members {
 			members[i] = service.Member{ID: m.ID, Type: m.Type, CaseRoles: m.CaseRoles, IsOwner: m.IsOwner}
+			if m.Type == service.GroupTeamMember {
+				members[i] = service.NewGroupMember(m.ID, m.Mappings)
+			}
 		}
-		out := toTeamJSON(service.Team{Members: members}, nil)
-		groups := make([]map[string]string, len(team.Groups))
-		for i, g := range team.Groups {
-			groups[i] = map[string]string{"groupId": g}
-		}
-		echo, err := json.Marshal(map[string]any{"users": out.Users, "tenantRoles": out.TenantRoles, "groups": groups})
+		out := toTeamJSON(service.NewTeamView("", service.Team{Members: members}, nil))
+		echo, err := json.Marshal(map[string]any{"users": out.Users, "tenantRoles": out.TenantRoles, "groups": out.Groups})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,16 +87,25 @@ func FuzzTeamBody(f *testing.F) {
 // teamKey is a team in a comparable form: users first then roles, as the
 // response format orders them, and no roles the same as empty roles.
 func teamKey(t teamFormat) []any {
-	var users, roles []any
+	var users, roles, groups []any
 	for _, m := range t.Members {
 		k := []any{m.ID, m.Type, m.IsOwner, append([]string{}, m.CaseRoles...)}
-		if m.Type == service.RoleMember {
+		switch m.Type {
+		case service.RoleMember:
 			roles = append(roles, k)
-		} else {
+		case service.GroupTeamMember:
+			g := []any{m.ID}
+			for _, mp := range m.Mappings {
+				roles := slices.Clone(mp.CaseRoles)
+				slices.Sort(roles)
+				g = append(g, []any{mp.GroupRole, mp.IsOwner, slices.Compact(append([]string{}, roles...))})
+			}
+			groups = append(groups, g)
+		default:
 			users = append(users, k)
 		}
 	}
-	return []any{users, roles, append([]string{}, t.Groups...)}
+	return []any{users, roles, groups}
 }
 
 // FuzzTaskBody decodes task command bodies: the output of complete, save

@@ -22,10 +22,6 @@ func (a *API) migrateDefinition(w http.ResponseWriter, r *http.Request, who auth
 	}
 	in := service.MigrateDefinitionInput{Definition: body.NewDefinition}
 	if body.NewTeam != nil {
-		if len(body.NewTeam.Groups) > 0 {
-			writeText(w, http.StatusNotFound, "Cannot find a consent group with id '"+body.NewTeam.Groups[0]+"'")
-			return
-		}
 		// A team given empty is a team replace to nobody, refused as such.
 		in.Team = append([]service.MemberInput{}, body.NewTeam.Members...)
 	}

@@ -109,7 +109,7 @@ func (a *API) Register(m *http.ServeMux) {
 	mux.Handle("POST /cases/{caseId}/caseteam/tenant-roles", a.authed(a.setTeamTenantRole))
 	mux.Handle("DELETE /cases/{caseId}/caseteam/tenant-roles/{role}", a.authed(a.removeTeamMember(service.RoleMember, "role")))
 	mux.Handle("POST /cases/{caseId}/caseteam/groups", a.authed(a.setTeamGroup))
-	mux.Handle("DELETE /cases/{caseId}/caseteam/groups/{groupId}", a.authed(a.removeTeamMember("group", "groupId")))
+	mux.Handle("DELETE /cases/{caseId}/caseteam/groups/{groupId}", a.authed(a.removeTeamMember(service.GroupTeamMember, "groupId")))
 	mux.Handle("GET /tasks", a.authed(a.listTasks))
 	mux.Handle("GET /tasks/{$}", a.authed(a.listTasks))
 	mux.Handle("GET /tasks/user/count", a.authed(a.countTasks))

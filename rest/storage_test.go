@@ -10,8 +10,8 @@ import (
 
 // allTables are every table of the schema but the migrator's own.
 var allTables = []string{"tenants", "tenant_users", "tenant_user_roles", "definition_documents", "definitions",
-	"definition_deployments", "cases", "case_events", "case_team_members", "case_team_roles", "plan_items", "tasks",
-	"case_files", "case_identifiers", "case_timers", "retired_case_ids"}
+	"definition_deployments", "cases", "case_events", "case_team_members", "case_team_roles", "case_team_group_roles",
+	"plan_items", "tasks", "case_files", "case_identifiers", "case_timers", "retired_case_ids"}
 
 func rowCounts(t *testing.T, env *servertest.Env) map[string]int {
 	t.Helper()
@@ -94,5 +94,38 @@ func TestStorage(t *testing.T) {
 		sameCounts(t, "after tenant delete", rowCounts(t, env), retiredTwo)
 		expect(t, get("alice"), 404, notFound)
 		expect(t, do("alice", "GET", "/cases/"+second), 404, "A case with id '"+second+"' cannot be found.")
+	})
+}
+
+// TestStorageWithGroup archives, restores and deletes a case whose team
+// holds a consent group: its mapping rows go and come back with it, a
+// group member holding the mapped role may restore it, and deleting it
+// leaves no row behind.
+func TestStorageWithGroup(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		accepted := "The request has been accepted for processing, but the processing has not been completed."
+		do := func(user, method, path string) *servertest.Response {
+			return env.Do(servertest.Request{Method: method, Path: path, User: user})
+		}
+		id := setupGroupInbox(t, env)
+		withCase := rowCounts(t, env)
+		if withCase["case_team_group_roles"] != 2 {
+			t.Fatalf("mapping rows %d, want 2 (the mapping and its case role)", withCase["case_team_group_roles"])
+		}
+		expect(t, do("gina", "PUT", "/storage/case/"+id+"/archive"), 401, "You must be case owner to perform this operation")
+		expect(t, do("alice", "PUT", "/storage/case/"+id+"/archive"), 202, accepted)
+		archived := rowCounts(t, env)
+		for _, table := range []string{"cases", "case_team_members", "case_team_group_roles", "tasks"} {
+			if archived[table] != 0 {
+				t.Errorf("after archive %s keeps %d rows", table, archived[table])
+			}
+		}
+		// gus is in the group without the mapped role: no restore.
+		expect(t, do("gus", "PUT", "/storage/case/"+id+"/restore"), 404, "An archive of case '"+id+"' cannot be found")
+		expect(t, do("gina", "PUT", "/storage/case/"+id+"/restore"), 202, accepted)
+		sameCounts(t, "after restore", rowCounts(t, env), withCase)
+		expect(t, do("gina", "GET", "/cases/"+id), 200, "")
+		expect(t, do("alice", "DELETE", "/storage/case/"+id), 202, accepted)
+		sameCounts(t, "after delete", rowCounts(t, env), archived)
 	})
 }

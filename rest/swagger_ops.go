@@ -210,7 +210,7 @@ var operations = func() map[string]operation {
 		response: emptyObject(), header: "Case-Last-Modified", errors: []int{400, 404}})
 	add("DELETE /cases/{caseId}/caseteam/tenant-roles/{role}", operation{summary: "Remove a tenant-role member",
 		response: emptyObject(), header: "Case-Last-Modified", errors: []int{400, 404}})
-	add("POST /cases/{caseId}/caseteam/groups", operation{summary: "Add a consent group (none exist yet: 404)", body: teamGroup{},
+	add("POST /cases/{caseId}/caseteam/groups", operation{summary: "Add a consent group member or replace its mappings", body: teamGroup{},
 		response: emptyObject(), header: "Case-Last-Modified", errors: []int{400, 404}})
 	add("DELETE /cases/{caseId}/caseteam/groups/{groupId}", operation{summary: "Remove a consent group member",
 		response: emptyObject(), header: "Case-Last-Modified", errors: []int{400, 404}})

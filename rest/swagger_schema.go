@@ -20,6 +20,7 @@ var componentNames = map[reflect.Type]string{
 	reflect.TypeFor[teamJSON]():                      "CaseTeam",
 	reflect.TypeFor[teamUserJSON]():                  "CaseTeamUser",
 	reflect.TypeFor[teamTenantRoleJSON]():            "CaseTeamTenantRole",
+	reflect.TypeFor[teamGroupJSON]():                 "CaseTeamGroup",
 	reflect.TypeFor[taskJSON]():                      "Task",
 	reflect.TypeFor[tenantUserJSON]():                "TenantUser",
 	reflect.TypeFor[eventJSON]():                     "Event",
@@ -150,7 +151,7 @@ func (s *schemas) object(t reflect.Type) schema {
 func isRequestType(t reflect.Type) bool {
 	switch t {
 	case reflect.TypeFor[userFormat](), reflect.TypeFor[teamUser](), reflect.TypeFor[teamTenantRole](),
-		reflect.TypeFor[teamGroup](), reflect.TypeFor[legacyMember](), reflect.TypeFor[groupFormat](), reflect.TypeFor[groupMemberFormat]():
+		reflect.TypeFor[teamGroup](), reflect.TypeFor[teamMapping](), reflect.TypeFor[legacyMember](), reflect.TypeFor[groupFormat](), reflect.TypeFor[groupMemberFormat]():
 		return true
 	}
 	return false

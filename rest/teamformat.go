@@ -13,8 +13,6 @@ import (
 // the seed describes a plain array of members. All three are read.
 type teamFormat struct {
 	Members []service.MemberInput
-	// Groups are consent groups named in the team (not supported yet).
-	Groups []string
 }
 
 type teamUser struct {
@@ -31,8 +29,24 @@ type teamTenantRole struct {
 }
 
 type teamGroup struct {
-	GroupID  string            `json:"groupId"`
-	Mappings []json.RawMessage `json:"mappings"`
+	GroupID  string        `json:"groupId"`
+	Mappings []teamMapping `json:"mappings"`
+}
+
+// teamMapping gives the holders of a group role case roles; groupRole ""
+// is every group member.
+type teamMapping struct {
+	GroupRole string   `json:"groupRole"`
+	IsOwner   *bool    `json:"isOwner"`
+	CaseRoles []string `json:"caseRoles"`
+}
+
+func (g teamGroup) input() service.MemberInput {
+	in := service.MemberInput{ID: g.GroupID, Type: service.GroupTeamMember, Mappings: make([]service.GroupMapping, len(g.Mappings))}
+	for i, mp := range g.Mappings {
+		in.Mappings[i] = service.GroupMapping{GroupRole: mp.GroupRole, IsOwner: mp.IsOwner != nil && *mp.IsOwner, CaseRoles: mp.CaseRoles}
+	}
+	return in
 }
 
 // legacyMember is the member object of the seed and of the reference
@@ -103,7 +117,7 @@ func (t *teamFormat) UnmarshalJSON(b []byte) error {
 		t.Members = append(t.Members, service.MemberInput{ID: r.TenantRole, Type: service.RoleMember, CaseRoles: r.CaseRoles, IsOwner: r.IsOwner != nil && *r.IsOwner})
 	}
 	for _, g := range obj.Groups {
-		t.Groups = append(t.Groups, g.GroupID)
+		t.Members = append(t.Members, g.input())
 	}
 	return t.addLegacy(obj.Members)
 }

@@ -13,8 +13,8 @@ import (
 )
 
 // caseActor decides whether the caller may reach a case of tenant with
-// team: as a user member, or through a role of its enabled account in the
-// tenant. A team member whose account in the tenant is disabled is refused
+// team: as a user member, through a role of its enabled account in the
+// tenant, or through a mapping of a consent group of the tenant it is in. A team member whose account in the tenant is disabled is refused
 // with the reference engine's "account disabled" answer (REST 401, GraphQL
 // FORBIDDEN); anyone else who is not in the team gets NotFound. The SQL
 // filters (db's callerMembership) apply the same rule to every list.
@@ -24,7 +24,11 @@ func (s *Service) caseActor(ctx context.Context, idb bun.IDB, op string, who aut
 	if err != nil {
 		return engine.Actor{}, err
 	}
-	actor, ok := actorOf(who, team, acct.Roles)
+	groups, err := callerGroups(ctx, idb, who, tenant, team)
+	if err != nil {
+		return engine.Actor{}, wrap(op, err)
+	}
+	actor, ok := actorOf(who, team, acct.Roles, groups[tenant])
 	if !ok {
 		return engine.Actor{}, notFound
 	}

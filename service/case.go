@@ -134,7 +134,11 @@ func (s *Service) startCase(ctx context.Context, op string, who auth.Identity, i
 		} else if roles, err = db.UserTenantRoles(ctx, tx, tenant, who.UserID); err != nil {
 			return err
 		}
-		actor, _ := actorOf(who, team, roles)
+		groups, err := callerGroups(ctx, tx, who, tenant, team)
+		if err != nil {
+			return err
+		}
+		actor, _ := actorOf(who, team, roles, groups[tenant])
 		now := s.now()
 		c, started, err := engine.StartWithEffects(def, engine.StartCase{ID: id, Tenant: tenant, Inputs: in.Inputs, Team: team, Debug: in.Debug},
 			actor, engine.Env{Now: now, NewID: newPlanItemID})

@@ -63,12 +63,16 @@ func (s *Service) ListCaseViews(ctx context.Context, who auth.Identity, q CaseQu
 	if err != nil {
 		return nil, wrap(op, err)
 	}
+	groups, err := s.listGroups(ctx, who, loaded)
+	if err != nil {
+		return nil, wrap(op, err)
+	}
 	views := make([]CaseView, len(loaded))
 	for i, lc := range loaded {
 		if views[i], err = s.caseView(ctx, lc.Record, lc.State); err != nil {
 			return nil, wrap(op, err)
 		}
-		views[i].Actor, _ = actorOf(who, lc.State.Team, roles[lc.Record.Tenant])
+		views[i].Actor, _ = actorOf(who, lc.State.Team, roles[lc.Record.Tenant], groups[lc.Record.Tenant])
 	}
 	return views, nil
 }
@@ -208,13 +212,17 @@ func (s *Service) LoadCases(ctx context.Context, who auth.Identity, ids []string
 	if err != nil {
 		return nil, wrap(op, err)
 	}
+	groups, err := s.loadedGroups(ctx, who, loaded)
+	if err != nil {
+		return nil, wrap(op, err)
+	}
 	out := make(map[string]CaseView, len(loaded))
 	for id, lc := range loaded {
 		v, err := s.caseView(ctx, lc.Record, lc.State)
 		if err != nil {
 			return nil, wrap(op, err)
 		}
-		v.Actor, _ = actorOf(who, lc.State.Team, roles[lc.Record.Tenant])
+		v.Actor, _ = actorOf(who, lc.State.Team, roles[lc.Record.Tenant], groups[lc.Record.Tenant])
 		out[id] = v
 	}
 	return out, nil

@@ -22,13 +22,17 @@ const (
 	msgTeamNoOwner     = "The new case team must have owners"
 )
 
-// TeamView is a case team with the roles of its definition.
+// TeamView is a case team as both doors show it: its members by kind,
+// the definition's case roles and the roles nobody holds. It is the one
+// place that computes the unassigned roles.
 type TeamView struct {
-	CaseID  string
-	Team    Team
-	Roles   []string // the definition's case roles
-	Unset   []string // roles no member holds
-	Members []Member
+	CaseID      string
+	Team        Team
+	Users       []Member // user members
+	Groups      []Member // consent group members, with their mappings
+	TenantRoles []Member // tenant-role members
+	Roles       []string // the definition's case roles
+	Unset       []string // roles no member holds (through any mapping)
 }
 
 // CaseTeam returns a case's team to a member of it.
@@ -37,23 +41,43 @@ func (s *Service) CaseTeam(ctx context.Context, who auth.Identity, caseID string
 	if err != nil {
 		return TeamView{}, err
 	}
-	return teamView(caseID, v.State.Team, v.CaseRoles), nil
+	return v.TeamView(), nil
 }
 
-func teamView(caseID string, team Team, roles []string) TeamView {
+// NewGroupMember is the team member for consent group id with mappings.
+func NewGroupMember(id string, mappings []GroupMapping) Member {
+	return engine.NewGroupMember(id, normMappings(mappings))
+}
+
+// TeamView is the team of the case viewed.
+func (v CaseView) TeamView() TeamView {
+	return NewTeamView(v.Record.ID, v.State.Team, v.CaseRoles)
+}
+
+// NewTeamView views team of case caseID, whose definition has roles.
+func NewTeamView(caseID string, team Team, roles []string) TeamView {
+	v := TeamView{CaseID: caseID, Team: team, Users: []Member{}, Groups: []Member{}, TenantRoles: []Member{}, Roles: roles, Unset: []string{}}
 	held := map[string]bool{}
 	for _, m := range team.Members {
+		// A group member's CaseRoles are every role its mappings grant.
 		for _, r := range m.CaseRoles {
 			held[r] = true
 		}
-	}
-	unset := []string{}
-	for _, r := range roles {
-		if !held[r] {
-			unset = append(unset, r)
+		switch m.Type {
+		case RoleMember:
+			v.TenantRoles = append(v.TenantRoles, m)
+		case GroupTeamMember:
+			v.Groups = append(v.Groups, m)
+		default:
+			v.Users = append(v.Users, m)
 		}
 	}
-	return TeamView{CaseID: caseID, Team: team, Roles: roles, Unset: unset, Members: team.Members}
+	for _, r := range roles {
+		if !held[r] {
+			v.Unset = append(v.Unset, r)
+		}
+	}
+	return v
 }
 
 // SetCaseTeam replaces a case's whole team. Case owners only.
@@ -61,13 +85,7 @@ func (s *Service) SetCaseTeam(ctx context.Context, who auth.Identity, caseID str
 	who = s.commandIdentity(who)
 	const op = "service.SetCaseTeam"
 	return s.teamCommand(ctx, op, who, caseID, func(ca caseAccess, def teamDefinition) (string, any, error) {
-		if len(members) == 0 {
-			return "", nil, E(op, Invalid, msgTeamEmpty)
-		}
-		if !slices.ContainsFunc(members, func(m MemberInput) bool { return m.IsOwner }) {
-			return "", nil, E(op, Invalid, msgTeamNoOwner)
-		}
-		team, err := s.newTeam(ctx, def.tx, op, def.c, ca.rec.Tenant, who, members)
+		team, err := s.replacementTeam(ctx, def.tx, op, def.c, ca.rec.Tenant, who, members)
 		if err != nil {
 			return "", nil, err
 		}
@@ -118,6 +136,9 @@ func (s *Service) UpsertCaseTeamMembers(ctx context.Context, who auth.Identity, 
 			if u.Type == "" {
 				u.Type = UserMember
 			}
+			if u.Type == GroupTeamMember {
+				return "", nil, E(op, Invalid, "A consent group member is set whole, with its mappings: use setCaseTeamGroup")
+			}
 			if strings.TrimSpace(u.ID) == "" {
 				if u.Type == RoleMember {
 					return "", nil, E(op, Invalid, "The request content was malformed: Case team tenant roles must have a tenantRole")
@@ -155,6 +176,39 @@ func (s *Service) UpsertCaseTeamMembers(ctx context.Context, who auth.Identity, 
 		}
 		ca.c.Team = team
 		return "CaseTeamMembersChanged", map[string]any{"updates": updates, "added": len(added)}, nil
+	})
+}
+
+// SetCaseTeamGroup adds consent group groupID to the team, or replaces its
+// mappings. Case owners only. The group must be of the case's tenant, its
+// mappings must name case roles of the definition, and the team must keep
+// an owner.
+func (s *Service) SetCaseTeamGroup(ctx context.Context, who auth.Identity, caseID, groupID string, mappings []GroupMapping) (LastModified, error) {
+	who = s.commandIdentity(who)
+	const op = "service.SetCaseTeamGroup"
+	return s.teamCommand(ctx, op, who, caseID, func(ca caseAccess, def teamDefinition) (string, any, error) {
+		in := []MemberInput{{ID: groupID, Type: GroupTeamMember, Mappings: mappings}}
+		if err := s.checkMembers(op, in); err != nil {
+			return "", nil, err
+		}
+		if err := checkGroups(ctx, def.tx, op, def.c, ca.rec.Tenant, in); err != nil {
+			return "", nil, err
+		}
+		team := Team{Members: slices.Clone(ca.c.Team.Members)}
+		m := NewGroupMember(groupID, mappings)
+		if i := slices.IndexFunc(team.Members, func(m Member) bool { return m.ID == groupID && m.Type == GroupTeamMember }); i >= 0 {
+			team.Members[i] = m
+		} else {
+			if err := checkCount(op, "the case team", len(team.Members)+1, s.limits.TeamMembers); err != nil {
+				return "", nil, err
+			}
+			team.Members = append(team.Members, m)
+		}
+		if !hasOwner(team) {
+			return "", nil, E(op, Invalid, msgLastOwner)
+		}
+		ca.c.Team = team
+		return "CaseTeamGroupSet", map[string]any{"group": m}, nil
 	})
 }
 

@@ -278,3 +278,10 @@ func hasOtherOwner(members []GroupMember, userID string) bool {
 	}
 	return false
 }
+
+// MemberGroups returns the consent groups among ids that the caller is a
+// member of, by id; the others are absent, exactly like unknown ids.
+func (s *Service) MemberGroups(ctx context.Context, who auth.Identity, ids []string) (map[string]ConsentGroup, error) {
+	groups, err := db.MemberGroups(ctx, s.db, who.UserID, ids)
+	return groups, wrap("service.MemberGroups", err)
+}

@@ -106,8 +106,22 @@ func (s *Service) checkMembers(op string, members []MemberInput) error {
 	}
 	for _, m := range members {
 		field := "userId"
-		if m.Type == RoleMember {
+		switch m.Type {
+		case RoleMember:
 			field = "tenantRole"
+		case GroupTeamMember:
+			field = "groupId"
+			if err := checkCount(op, fmt.Sprintf("mappings of group '%s'", m.ID), len(m.Mappings), s.limits.RolesPerUser); err != nil {
+				return err
+			}
+			for _, mp := range m.Mappings {
+				if err := s.checkIdentifier(op, "groupRole", mp.GroupRole); err != nil {
+					return err
+				}
+				if err := checkCount(op, fmt.Sprintf("caseRoles of a mapping of group '%s'", m.ID), len(mp.CaseRoles), s.limits.RolesPerUser); err != nil {
+					return err
+				}
+			}
 		}
 		if err := s.checkIdentifier(op, field, m.ID); err != nil {
 			return err

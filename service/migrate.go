@@ -131,14 +131,15 @@ func (s *Service) parseMigrationDocument(op, caseID string, xml []byte) (*cmmn.D
 	return parsed, hashOf(xml), nil
 }
 
-// replacementTeam validates a team that replaces a case's team, as
-// SetCaseTeam does.
+// replacementTeam validates a team that replaces a case's whole team
+// (SetCaseTeam, a migration's new team): it must not be empty and must
+// have an owner, as a user, a tenant role or a group mapping.
 func (s *Service) replacementTeam(ctx context.Context, idb bun.IDB, op string, def *cmmn.Case, tenant string, who auth.Identity,
 	members []MemberInput) (Team, error) {
 	if len(members) == 0 {
 		return Team{}, E(op, Invalid, msgTeamEmpty)
 	}
-	if !slices.ContainsFunc(members, func(m MemberInput) bool { return m.IsOwner }) {
+	if !slices.ContainsFunc(members, MemberInput.owner) {
 		return Team{}, E(op, Invalid, msgTeamNoOwner)
 	}
 	return s.newTeam(ctx, idb, op, def, tenant, who, members)

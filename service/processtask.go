@@ -12,10 +12,10 @@ import (
 // give them. A model that asks for anything else is refused when it is
 // validated or deployed, rather than leaving its task waiting forever.
 var processImplementations = map[string]string{
-	"org.cafienne.processtask.implementation.http.HTTPCallDefinition":          "HTTP call",
+	"org.cafienne.processtask.implementation.http.HTTPCallDefinition":           "HTTP call",
 	"org.cafienne.processtask.implementation.calculation.CalculationDefinition": "calculation",
-	"org.cafienne.processtask.implementation.mail.MailDefinition":              "mail",
-	"org.cafienne.processtask.implementation.report.PDFReportDefinition":       "PDF report",
+	"org.cafienne.processtask.implementation.mail.MailDefinition":               "mail",
+	"org.cafienne.processtask.implementation.report.PDFReportDefinition":        "PDF report",
 }
 
 // unrunnableProcessTasks lists, as validation problems, the process tasks

@@ -140,8 +140,17 @@ func (s *Service) RestoreCase(ctx context.Context, who auth.Identity, id string)
 		if err != nil {
 			return err
 		}
+		groups, err := db.CallerGroups(ctx, tx, who.UserID, a.Tenant)
+		if err != nil {
+			return err
+		}
+		for _, g := range groups[a.Tenant] {
+			roles = append(roles, g.Roles...) // group roles match tenant-role members too
+		}
 		if !a.HasMember(string(engine.UserMember), who.UserID) && !slices.ContainsFunc(roles, func(r string) bool {
 			return a.HasMember(string(engine.RoleMember), r)
+		}) && !slices.ContainsFunc(groups[a.Tenant], func(g UserGroup) bool {
+			return a.HasGroupMapping(g.GroupID, g.IsOwner, g.Roles)
 		}) {
 			return notFound
 		}

@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/uptrace/bun"
@@ -20,10 +19,22 @@ type (
 	Member = engine.Member
 )
 
-// Member types.
+// GroupMapping is one mapping of a consent group in a case team.
+type GroupMapping = engine.GroupMapping
+
+// Member types. (GroupMember names a consent group's own member.)
 const (
-	UserMember = engine.UserMember
-	RoleMember = engine.RoleMember
+	UserMember      = engine.UserMember
+	RoleMember      = engine.RoleMember
+	GroupTeamMember = engine.GroupMember
+)
+
+// Messages of the reference engine for consent groups in case teams.
+const (
+	msgTeamGroupNotFoundFm = "Cannot find a consent group with id '%s'"
+	msgTeamGroupNoMappings = "Case team groups must have one or more mappings defined"
+	msgTeamGroupNoID       = "The request content was malformed: Case team groups must have a groupId"
+	msgTeamGroupRolesFm    = "ConsentGroup maps to invalid case roles: %s"
 )
 
 // Origins of a user member: registered in the case's tenant, registered in
@@ -43,6 +54,17 @@ type MemberInput struct {
 	// Origin of a user member; empty to have it looked up (Tenant,
 	// Platform or IDP). Only configured teams set it.
 	Origin string
+	// Mappings of a consent group member (Type GroupTeamMember); its
+	// CaseRoles and IsOwner are unused.
+	Mappings []GroupMapping
+}
+
+// owner reports whether the membership makes case owners.
+func (m MemberInput) owner() bool {
+	if m.Type == GroupTeamMember {
+		return slices.ContainsFunc(m.Mappings, func(mp GroupMapping) bool { return mp.IsOwner })
+	}
+	return m.IsOwner
 }
 
 // newTeam validates a team against the case definition and records each
@@ -55,6 +77,9 @@ func (s *Service) newTeam(ctx context.Context, idb bun.IDB, op string, def *cmmn
 	if err := s.checkMembers(op, in); err != nil {
 		return Team{}, err
 	}
+	if err := checkGroups(ctx, idb, op, def, tenant, in); err != nil {
+		return Team{}, err
+	}
 	team := Team{Members: make([]Member, 0, len(in))}
 	seen := map[string]bool{}
 	var dups, undefined []string
@@ -63,8 +88,20 @@ func (s *Service) newTeam(ctx context.Context, idb bun.IDB, op string, def *cmmn
 		if m.Type == "" {
 			m.Type = UserMember
 		}
-		if m.Type != UserMember && m.Type != RoleMember {
+		if m.Type != UserMember && m.Type != RoleMember && m.Type != GroupTeamMember {
 			return Team{}, Ef(op, Invalid, "Member type '%s' is not valid; use user or role", m.Type)
+		}
+		if m.Type == GroupTeamMember {
+			key := string(m.Type) + "\x00" + m.ID
+			if seen[key] {
+				dups = append(dups, "'"+m.ID+"'")
+			}
+			seen[key] = true
+			if m.owner() {
+				owners++
+			}
+			team.Members = append(team.Members, NewGroupMember(m.ID, m.Mappings))
+			continue
 		}
 		if strings.TrimSpace(m.ID) == "" {
 			if m.Type == RoleMember {
@@ -136,30 +173,119 @@ func (s *Service) setOrigins(ctx context.Context, idb bun.IDB, tenant string, me
 	return nil
 }
 
-// actorOf resolves the caller in a team: its case roles are the union of
-// every matching membership (its user membership, and the memberships of
-// the tenant roles it holds in the case's tenant); it is an owner when any
-// of them is. ok is false for a caller who is not in the team.
-func actorOf(who auth.Identity, team Team, tenantRoles []string) (engine.Actor, bool) {
-	a := engine.Actor{UserID: who.UserID}
-	member := false
-	roles := map[string]bool{}
-	for _, m := range team.Members {
-		match := (m.Type == UserMember && m.ID == who.UserID) || (m.Type == RoleMember && slices.Contains(tenantRoles, m.ID))
-		if !match {
+// actorOf resolves the caller in a team (engine.Team.Actor) from its
+// tenant roles and consent groups in the case's tenant. The roles it holds
+// in those groups count as tenant roles too (reference 1.1.30). ok is
+// false for a caller who is not in the team.
+func actorOf(who auth.Identity, team Team, tenantRoles []string, groups []UserGroup) (engine.Actor, bool) {
+	c := engine.Caller{UserID: who.UserID, TenantRoles: slices.Clone(tenantRoles)}
+	for _, g := range groups {
+		c.Groups = append(c.Groups, engine.GroupMembership{GroupID: g.GroupID, Roles: g.Roles, IsOwner: g.IsOwner})
+		c.TenantRoles = append(c.TenantRoles, g.Roles...)
+	}
+	return team.Actor(c)
+}
+
+// needsGroups reports whether any of teams has a consent group member or
+// a tenant-role member (which group roles match too): only then are the
+// caller's groups worth a query.
+func needsGroups(teams ...Team) bool {
+	for _, t := range teams {
+		if slices.ContainsFunc(t.Members, func(m Member) bool { return m.Type == GroupTeamMember || m.Type == RoleMember }) {
+			return true
+		}
+	}
+	return false
+}
+
+// callerGroups returns the caller's consent groups by tenant (tenant ""
+// for all tenants), or none without a query when no team needs them.
+func callerGroups(ctx context.Context, idb bun.IDB, who auth.Identity, tenant string, teams ...Team) (map[string][]UserGroup, error) {
+	if !needsGroups(teams...) {
+		return nil, nil
+	}
+	return db.CallerGroups(ctx, idb, who.UserID, tenant)
+}
+
+// normMappings sorts each mapping's case roles and drops repeats.
+func normMappings(in []GroupMapping) []GroupMapping {
+	out := make([]GroupMapping, len(in))
+	for i, mp := range in {
+		mp.CaseRoles = uniqueSorted(mp.CaseRoles)
+		out[i] = mp
+	}
+	return out
+}
+
+// listGroups is callerGroups for the cases of a list: one query, only
+// when some of their teams has a group.
+func (s *Service) listGroups(ctx context.Context, who auth.Identity, loaded []db.LoadedCase) (map[string][]UserGroup, error) {
+	teams := make([]Team, len(loaded))
+	for i, lc := range loaded {
+		if lc.State != nil {
+			teams[i] = lc.State.Team
+		}
+	}
+	return callerGroups(ctx, s.db, who, "", teams...)
+}
+
+// loadedGroups is listGroups for cases by id.
+func (s *Service) loadedGroups(ctx context.Context, who auth.Identity, loaded map[string]db.LoadedCase) (map[string][]UserGroup, error) {
+	list := make([]db.LoadedCase, 0, len(loaded))
+	for _, lc := range loaded {
+		list = append(list, lc)
+	}
+	return s.listGroups(ctx, who, list)
+}
+
+// checkGroups checks the consent group members of a team being set: each
+// names a group of the case's tenant and has mappings to case roles of
+// the definition.
+func checkGroups(ctx context.Context, idb bun.IDB, op string, def *cmmn.Case, tenant string, in []MemberInput) error {
+	var ids []string
+	for _, m := range in {
+		if m.Type != GroupTeamMember {
 			continue
 		}
-		member = true
-		a.IsOwner = a.IsOwner || m.IsOwner
-		for _, r := range m.CaseRoles {
-			roles[r] = true
+		if strings.TrimSpace(m.ID) == "" {
+			return E(op, Invalid, msgTeamGroupNoID)
+		}
+		ids = append(ids, m.ID)
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	tenants, err := db.ConsentGroupTenants(ctx, idb, ids)
+	if err != nil {
+		return wrap(op, err)
+	}
+	for _, id := range ids {
+		if tenants[id] != tenant {
+			return Ef(op, NotFound, msgTeamGroupNotFoundFm, id)
 		}
 	}
-	for r := range roles {
-		a.Roles = append(a.Roles, r)
+	// As in the reference, the route finds the groups before the team
+	// itself is validated.
+	var invalid []string
+	for _, m := range in {
+		if m.Type == GroupTeamMember && len(m.Mappings) == 0 {
+			return E(op, Invalid, msgTeamGroupNoMappings)
+		}
+		for _, mp := range m.Mappings {
+			for _, r := range mp.CaseRoles {
+				if strings.TrimSpace(r) == "" {
+					return E(op, Invalid, "An empty role is not permitted")
+				}
+				if def.Role(r) == nil && !slices.Contains(invalid, r) {
+					invalid = append(invalid, r)
+				}
+			}
+		}
 	}
-	sort.Strings(a.Roles)
-	return a, member
+	if len(invalid) > 0 {
+		return Ef(op, Invalid, msgTeamGroupRolesFm, strings.Join(invalid, ", "))
+	}
+	return nil
 }
 
 // MemberType tells a user member from a tenant-role member.

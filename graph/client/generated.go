@@ -753,20 +753,26 @@ func (v *CaseTeamCaseTeam) GetUnassignedRoles() []string { return v.UnassignedRo
 // CaseTeamCaseTeamMembersMember includes the requested fields of the GraphQL type Member.
 // The GraphQL type's documentation follows.
 //
-// A membership of a case team: a tenant user, or a tenant role (every user holding it in the case's tenant).
+// A membership of a case team: a tenant user, a tenant role (every user
+// holding it in the case's tenant), or a consent group (its members, through
+// its mappings).
 type CaseTeamCaseTeamMembersMember struct {
-	// A user id, or a tenant role name.
+	// A user id, a tenant role name or a consent group id.
 	MemberId string `json:"memberId"`
-	// Which of the two memberId is.
+	// Which of the three memberId is.
 	MemberType MemberType `json:"memberType"`
-	// The case roles the member holds.
+	// The case roles the member holds; for a group, every case role some mapping grants.
 	CaseRoles []string `json:"caseRoles"`
-	// Whether the member manages the team.
+	// Whether the member manages the team; for a group, whether some mapping makes owners.
 	IsOwner bool `json:"isOwner"`
 	// For a user: Tenant (registered in the case's tenant), Platform (in another tenant) or IDP.
 	Origin *string `json:"origin"`
 	// For a user registered in the case's tenant: that account.
 	User *CaseTeamCaseTeamMembersMemberUserTenantUser `json:"user"`
+	// For a consent group: which of its members act with which case roles; empty otherwise.
+	Mappings []CaseTeamCaseTeamMembersMemberMappingsGroupMapping `json:"mappings"`
+	// For a consent group the caller is a member of: that group.
+	ConsentGroup *CaseTeamCaseTeamMembersMemberConsentGroup `json:"consentGroup"`
 }
 
 // GetMemberId returns CaseTeamCaseTeamMembersMember.MemberId, and is useful for accessing the field via an interface.
@@ -787,6 +793,59 @@ func (v *CaseTeamCaseTeamMembersMember) GetOrigin() *string { return v.Origin }
 // GetUser returns CaseTeamCaseTeamMembersMember.User, and is useful for accessing the field via an interface.
 func (v *CaseTeamCaseTeamMembersMember) GetUser() *CaseTeamCaseTeamMembersMemberUserTenantUser {
 	return v.User
+}
+
+// GetMappings returns CaseTeamCaseTeamMembersMember.Mappings, and is useful for accessing the field via an interface.
+func (v *CaseTeamCaseTeamMembersMember) GetMappings() []CaseTeamCaseTeamMembersMemberMappingsGroupMapping {
+	return v.Mappings
+}
+
+// GetConsentGroup returns CaseTeamCaseTeamMembersMember.ConsentGroup, and is useful for accessing the field via an interface.
+func (v *CaseTeamCaseTeamMembersMember) GetConsentGroup() *CaseTeamCaseTeamMembersMemberConsentGroup {
+	return v.ConsentGroup
+}
+
+// CaseTeamCaseTeamMembersMemberConsentGroup includes the requested fields of the GraphQL type ConsentGroup.
+// The GraphQL type's documentation follows.
+//
+// A consent group: users of a tenant with group roles, managed by the group's owners.
+type CaseTeamCaseTeamMembersMemberConsentGroup struct {
+	// The group's id, unique on the platform.
+	Id string `json:"id"`
+	// The tenant the group belongs to.
+	Tenant string `json:"tenant"`
+}
+
+// GetId returns CaseTeamCaseTeamMembersMemberConsentGroup.Id, and is useful for accessing the field via an interface.
+func (v *CaseTeamCaseTeamMembersMemberConsentGroup) GetId() string { return v.Id }
+
+// GetTenant returns CaseTeamCaseTeamMembersMemberConsentGroup.Tenant, and is useful for accessing the field via an interface.
+func (v *CaseTeamCaseTeamMembersMemberConsentGroup) GetTenant() string { return v.Tenant }
+
+// CaseTeamCaseTeamMembersMemberMappingsGroupMapping includes the requested fields of the GraphQL type GroupMapping.
+// The GraphQL type's documentation follows.
+//
+// A mapping of a consent group in a case team: the group's members holding
+// groupRole (every member when it is empty; the group's owners always) act
+// with caseRoles, and as case owners when isOwner.
+type CaseTeamCaseTeamMembersMemberMappingsGroupMapping struct {
+	// The group role; empty for every member of the group.
+	GroupRole string `json:"groupRole"`
+	// Whether the mapped members are case owners.
+	IsOwner bool `json:"isOwner"`
+	// The case roles the mapped members hold.
+	CaseRoles []string `json:"caseRoles"`
+}
+
+// GetGroupRole returns CaseTeamCaseTeamMembersMemberMappingsGroupMapping.GroupRole, and is useful for accessing the field via an interface.
+func (v *CaseTeamCaseTeamMembersMemberMappingsGroupMapping) GetGroupRole() string { return v.GroupRole }
+
+// GetIsOwner returns CaseTeamCaseTeamMembersMemberMappingsGroupMapping.IsOwner, and is useful for accessing the field via an interface.
+func (v *CaseTeamCaseTeamMembersMemberMappingsGroupMapping) GetIsOwner() bool { return v.IsOwner }
+
+// GetCaseRoles returns CaseTeamCaseTeamMembersMemberMappingsGroupMapping.CaseRoles, and is useful for accessing the field via an interface.
+func (v *CaseTeamCaseTeamMembersMemberMappingsGroupMapping) GetCaseRoles() []string {
+	return v.CaseRoles
 }
 
 // CaseTeamCaseTeamMembersMemberUserTenantUser includes the requested fields of the GraphQL type TenantUser.
@@ -813,10 +872,12 @@ func (v *CaseTeamCaseTeamMembersMemberUserTenantUser) GetRoles() []string { retu
 
 // A member of a new or replaced team.
 type CaseTeamMemberInput struct {
-	// A tenant user id, or a tenant role name.
+	// A tenant user id, a tenant role name or a consent group id.
 	MemberId string `json:"memberId"`
-	// Which of the two memberId is.
+	// Which of the three memberId is.
 	MemberType *MemberType `json:"memberType"`
+	// For a consent group: its mappings (one at least); caseRoles and isOwner are then unused.
+	Mappings []GroupMappingInput `json:"mappings"`
 	// The case roles the member holds.
 	CaseRoles []string `json:"caseRoles"`
 	// Whether the member manages the team.
@@ -828,6 +889,9 @@ func (v *CaseTeamMemberInput) GetMemberId() string { return v.MemberId }
 
 // GetMemberType returns CaseTeamMemberInput.MemberType, and is useful for accessing the field via an interface.
 func (v *CaseTeamMemberInput) GetMemberType() *MemberType { return v.MemberType }
+
+// GetMappings returns CaseTeamMemberInput.Mappings, and is useful for accessing the field via an interface.
+func (v *CaseTeamMemberInput) GetMappings() []GroupMappingInput { return v.Mappings }
 
 // GetCaseRoles returns CaseTeamMemberInput.CaseRoles, and is useful for accessing the field via an interface.
 func (v *CaseTeamMemberInput) GetCaseRoles() []string { return v.CaseRoles }
@@ -2182,6 +2246,177 @@ type EnableTenantResponse struct {
 // GetEnableTenant returns EnableTenantResponse.EnableTenant, and is useful for accessing the field via an interface.
 func (v *EnableTenantResponse) GetEnableTenant() bool { return v.EnableTenant }
 
+// GroupCasesCasesCaseConnection includes the requested fields of the GraphQL type CaseConnection.
+// The GraphQL type's documentation follows.
+//
+// A page of cases (Relay connection).
+type GroupCasesCasesCaseConnection struct {
+	// The cases of this page.
+	Edges []GroupCasesCasesCaseConnectionEdgesCaseEdge `json:"edges"`
+}
+
+// GetEdges returns GroupCasesCasesCaseConnection.Edges, and is useful for accessing the field via an interface.
+func (v *GroupCasesCasesCaseConnection) GetEdges() []GroupCasesCasesCaseConnectionEdgesCaseEdge {
+	return v.Edges
+}
+
+// GroupCasesCasesCaseConnectionEdgesCaseEdge includes the requested fields of the GraphQL type CaseEdge.
+// The GraphQL type's documentation follows.
+//
+// A case with its place in the list.
+type GroupCasesCasesCaseConnectionEdgesCaseEdge struct {
+	// The case.
+	Node GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCase `json:"node"`
+}
+
+// GetNode returns GroupCasesCasesCaseConnectionEdgesCaseEdge.Node, and is useful for accessing the field via an interface.
+func (v *GroupCasesCasesCaseConnectionEdgesCaseEdge) GetNode() GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCase {
+	return v.Node
+}
+
+// GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCase struct {
+	// The case instance id.
+	Id string `json:"id"`
+	// Who may see the case and act in it.
+	Team GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeam `json:"team"`
+	// The case's human tasks that became active, oldest first.
+	Tasks []GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask `json:"tasks"`
+}
+
+// GetId returns GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCase.Id, and is useful for accessing the field via an interface.
+func (v *GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetId() string { return v.Id }
+
+// GetTeam returns GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCase.Team, and is useful for accessing the field via an interface.
+func (v *GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetTeam() GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeam {
+	return v.Team
+}
+
+// GetTasks returns GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCase.Tasks, and is useful for accessing the field via an interface.
+func (v *GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetTasks() []GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask {
+	return v.Tasks
+}
+
+// GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask includes the requested fields of the GraphQL type Task.
+// The GraphQL type's documentation follows.
+//
+// A human task: its workflow state apart from its plan item's CMMN state.
+type GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask struct {
+	// The task id, the same as its plan item's.
+	Id string `json:"id"`
+	// The task's name.
+	Name string `json:"name"`
+	// Whether the caller holds the task's role or is its assignee.
+	MayPerform bool `json:"mayPerform"`
+}
+
+// GetId returns GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask.Id, and is useful for accessing the field via an interface.
+func (v *GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask) GetId() string { return v.Id }
+
+// GetName returns GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask.Name, and is useful for accessing the field via an interface.
+func (v *GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask) GetName() string { return v.Name }
+
+// GetMayPerform returns GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask.MayPerform, and is useful for accessing the field via an interface.
+func (v *GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTasksTask) GetMayPerform() bool {
+	return v.MayPerform
+}
+
+// GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeam includes the requested fields of the GraphQL type CaseTeam.
+// The GraphQL type's documentation follows.
+//
+// A case team: its memberships, the definition's roles and the roles nobody holds.
+type GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeam struct {
+	// Users and tenant roles in the team.
+	Members []GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMember `json:"members"`
+	// Declared roles no member holds.
+	UnassignedRoles []string `json:"unassignedRoles"`
+}
+
+// GetMembers returns GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeam.Members, and is useful for accessing the field via an interface.
+func (v *GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeam) GetMembers() []GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMember {
+	return v.Members
+}
+
+// GetUnassignedRoles returns GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeam.UnassignedRoles, and is useful for accessing the field via an interface.
+func (v *GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeam) GetUnassignedRoles() []string {
+	return v.UnassignedRoles
+}
+
+// GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMember includes the requested fields of the GraphQL type Member.
+// The GraphQL type's documentation follows.
+//
+// A membership of a case team: a tenant user, a tenant role (every user
+// holding it in the case's tenant), or a consent group (its members, through
+// its mappings).
+type GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMember struct {
+	// A user id, a tenant role name or a consent group id.
+	MemberId string `json:"memberId"`
+	// Which of the three memberId is.
+	MemberType MemberType `json:"memberType"`
+	// For a consent group the caller is a member of: that group.
+	ConsentGroup *GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMemberConsentGroup `json:"consentGroup"`
+}
+
+// GetMemberId returns GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMember.MemberId, and is useful for accessing the field via an interface.
+func (v *GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMember) GetMemberId() string {
+	return v.MemberId
+}
+
+// GetMemberType returns GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMember.MemberType, and is useful for accessing the field via an interface.
+func (v *GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMember) GetMemberType() MemberType {
+	return v.MemberType
+}
+
+// GetConsentGroup returns GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMember.ConsentGroup, and is useful for accessing the field via an interface.
+func (v *GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMember) GetConsentGroup() *GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMemberConsentGroup {
+	return v.ConsentGroup
+}
+
+// GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMemberConsentGroup includes the requested fields of the GraphQL type ConsentGroup.
+// The GraphQL type's documentation follows.
+//
+// A consent group: users of a tenant with group roles, managed by the group's owners.
+type GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMemberConsentGroup struct {
+	// The group's id, unique on the platform.
+	Id string `json:"id"`
+}
+
+// GetId returns GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMemberConsentGroup.Id, and is useful for accessing the field via an interface.
+func (v *GroupCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMemberConsentGroup) GetId() string {
+	return v.Id
+}
+
+// GroupCasesResponse is returned by GroupCases on success.
+type GroupCasesResponse struct {
+	// The cases the caller is in the team of, newest change first unless sorted otherwise.
+	Cases GroupCasesCasesCaseConnection `json:"cases"`
+}
+
+// GetCases returns GroupCasesResponse.Cases, and is useful for accessing the field via an interface.
+func (v *GroupCasesResponse) GetCases() GroupCasesCasesCaseConnection { return v.Cases }
+
+// A mapping of a consent group in a case team being set.
+type GroupMappingInput struct {
+	// The group role; empty for every member of the group.
+	GroupRole string `json:"groupRole"`
+	// Whether the mapped members are case owners.
+	IsOwner *bool `json:"isOwner"`
+	// The case roles the mapped members hold.
+	CaseRoles []string `json:"caseRoles"`
+}
+
+// GetGroupRole returns GroupMappingInput.GroupRole, and is useful for accessing the field via an interface.
+func (v *GroupMappingInput) GetGroupRole() string { return v.GroupRole }
+
+// GetIsOwner returns GroupMappingInput.IsOwner, and is useful for accessing the field via an interface.
+func (v *GroupMappingInput) GetIsOwner() *bool { return v.IsOwner }
+
+// GetCaseRoles returns GroupMappingInput.CaseRoles, and is useful for accessing the field via an interface.
+func (v *GroupMappingInput) GetCaseRoles() []string { return v.CaseRoles }
+
 // MakePlanItemTransitionMakePlanItemTransitionTransitionResult includes the requested fields of the GraphQL type TransitionResult.
 // The GraphQL type's documentation follows.
 //
@@ -2445,11 +2680,14 @@ const (
 	MemberTypeUser MemberType = "USER"
 	// A tenant role: every user holding it in the case's tenant.
 	MemberTypeRole MemberType = "ROLE"
+	// A consent group of the case's tenant: its members act through its mappings.
+	MemberTypeGroup MemberType = "GROUP"
 )
 
 var AllMemberType = []MemberType{
 	MemberTypeUser,
 	MemberTypeRole,
+	MemberTypeGroup,
 }
 
 // MigrateCaseDefinitionMigrateCaseDefinitionCase includes the requested fields of the GraphQL type Case.
@@ -2674,13 +2912,15 @@ func (v *MigrateCaseDefinitionMigrateCaseDefinitionCaseTeam) GetMembers() []Migr
 // MigrateCaseDefinitionMigrateCaseDefinitionCaseTeamMembersMember includes the requested fields of the GraphQL type Member.
 // The GraphQL type's documentation follows.
 //
-// A membership of a case team: a tenant user, or a tenant role (every user holding it in the case's tenant).
+// A membership of a case team: a tenant user, a tenant role (every user
+// holding it in the case's tenant), or a consent group (its members, through
+// its mappings).
 type MigrateCaseDefinitionMigrateCaseDefinitionCaseTeamMembersMember struct {
-	// A user id, or a tenant role name.
+	// A user id, a tenant role name or a consent group id.
 	MemberId string `json:"memberId"`
-	// Whether the member manages the team.
+	// Whether the member manages the team; for a group, whether some mapping makes owners.
 	IsOwner bool `json:"isOwner"`
-	// The case roles the member holds.
+	// The case roles the member holds; for a group, every case role some mapping grants.
 	CaseRoles []string `json:"caseRoles"`
 }
 
@@ -3103,11 +3343,13 @@ func (v *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeam) GetUnassignedR
 // NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMember includes the requested fields of the GraphQL type Member.
 // The GraphQL type's documentation follows.
 //
-// A membership of a case team: a tenant user, or a tenant role (every user holding it in the case's tenant).
+// A membership of a case team: a tenant user, a tenant role (every user
+// holding it in the case's tenant), or a consent group (its members, through
+// its mappings).
 type NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMember struct {
-	// A user id, or a tenant role name.
+	// A user id, a tenant role name or a consent group id.
 	MemberId string `json:"memberId"`
-	// Whether the member manages the team.
+	// Whether the member manages the team; for a group, whether some mapping makes owners.
 	IsOwner bool `json:"isOwner"`
 	// For a user registered in the case's tenant: that account.
 	User *NestedCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseTeamMembersMemberUserTenantUser `json:"user"`
@@ -3864,6 +4106,73 @@ func (v *RaiseUserEventResponse) GetRaiseUserEvent() RaiseUserEventRaiseUserEven
 	return v.RaiseUserEvent
 }
 
+// RemoveCaseTeamGroupRemoveCaseTeamGroupCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type RemoveCaseTeamGroupRemoveCaseTeamGroupCase struct {
+	// The case instance id.
+	Id string `json:"id"`
+	// Who may see the case and act in it.
+	Team RemoveCaseTeamGroupRemoveCaseTeamGroupCaseTeam `json:"team"`
+}
+
+// GetId returns RemoveCaseTeamGroupRemoveCaseTeamGroupCase.Id, and is useful for accessing the field via an interface.
+func (v *RemoveCaseTeamGroupRemoveCaseTeamGroupCase) GetId() string { return v.Id }
+
+// GetTeam returns RemoveCaseTeamGroupRemoveCaseTeamGroupCase.Team, and is useful for accessing the field via an interface.
+func (v *RemoveCaseTeamGroupRemoveCaseTeamGroupCase) GetTeam() RemoveCaseTeamGroupRemoveCaseTeamGroupCaseTeam {
+	return v.Team
+}
+
+// RemoveCaseTeamGroupRemoveCaseTeamGroupCaseTeam includes the requested fields of the GraphQL type CaseTeam.
+// The GraphQL type's documentation follows.
+//
+// A case team: its memberships, the definition's roles and the roles nobody holds.
+type RemoveCaseTeamGroupRemoveCaseTeamGroupCaseTeam struct {
+	// Users and tenant roles in the team.
+	Members []RemoveCaseTeamGroupRemoveCaseTeamGroupCaseTeamMembersMember `json:"members"`
+}
+
+// GetMembers returns RemoveCaseTeamGroupRemoveCaseTeamGroupCaseTeam.Members, and is useful for accessing the field via an interface.
+func (v *RemoveCaseTeamGroupRemoveCaseTeamGroupCaseTeam) GetMembers() []RemoveCaseTeamGroupRemoveCaseTeamGroupCaseTeamMembersMember {
+	return v.Members
+}
+
+// RemoveCaseTeamGroupRemoveCaseTeamGroupCaseTeamMembersMember includes the requested fields of the GraphQL type Member.
+// The GraphQL type's documentation follows.
+//
+// A membership of a case team: a tenant user, a tenant role (every user
+// holding it in the case's tenant), or a consent group (its members, through
+// its mappings).
+type RemoveCaseTeamGroupRemoveCaseTeamGroupCaseTeamMembersMember struct {
+	// A user id, a tenant role name or a consent group id.
+	MemberId string `json:"memberId"`
+	// Which of the three memberId is.
+	MemberType MemberType `json:"memberType"`
+}
+
+// GetMemberId returns RemoveCaseTeamGroupRemoveCaseTeamGroupCaseTeamMembersMember.MemberId, and is useful for accessing the field via an interface.
+func (v *RemoveCaseTeamGroupRemoveCaseTeamGroupCaseTeamMembersMember) GetMemberId() string {
+	return v.MemberId
+}
+
+// GetMemberType returns RemoveCaseTeamGroupRemoveCaseTeamGroupCaseTeamMembersMember.MemberType, and is useful for accessing the field via an interface.
+func (v *RemoveCaseTeamGroupRemoveCaseTeamGroupCaseTeamMembersMember) GetMemberType() MemberType {
+	return v.MemberType
+}
+
+// RemoveCaseTeamGroupResponse is returned by RemoveCaseTeamGroup on success.
+type RemoveCaseTeamGroupResponse struct {
+	// Remove a consent group from the team. Case owners only; the last owner cannot go.
+	RemoveCaseTeamGroup RemoveCaseTeamGroupRemoveCaseTeamGroupCase `json:"removeCaseTeamGroup"`
+}
+
+// GetRemoveCaseTeamGroup returns RemoveCaseTeamGroupResponse.RemoveCaseTeamGroup, and is useful for accessing the field via an interface.
+func (v *RemoveCaseTeamGroupResponse) GetRemoveCaseTeamGroup() RemoveCaseTeamGroupRemoveCaseTeamGroupCase {
+	return v.RemoveCaseTeamGroup
+}
+
 // RemoveCaseTeamMemberRemoveCaseTeamMemberCase includes the requested fields of the GraphQL type Case.
 // The GraphQL type's documentation follows.
 //
@@ -3900,9 +4209,11 @@ func (v *RemoveCaseTeamMemberRemoveCaseTeamMemberCaseTeam) GetMembers() []Remove
 // RemoveCaseTeamMemberRemoveCaseTeamMemberCaseTeamMembersMember includes the requested fields of the GraphQL type Member.
 // The GraphQL type's documentation follows.
 //
-// A membership of a case team: a tenant user, or a tenant role (every user holding it in the case's tenant).
+// A membership of a case team: a tenant user, a tenant role (every user
+// holding it in the case's tenant), or a consent group (its members, through
+// its mappings).
 type RemoveCaseTeamMemberRemoveCaseTeamMemberCaseTeamMembersMember struct {
-	// A user id, or a tenant role name.
+	// A user id, a tenant role name or a consent group id.
 	MemberId string `json:"memberId"`
 }
 
@@ -4458,6 +4769,130 @@ func (v *SaveTaskOutputSaveTaskOutputTask) __premarshalJSON() (*__premarshalSave
 	return &retval, nil
 }
 
+// SetCaseTeamGroupResponse is returned by SetCaseTeamGroup on success.
+type SetCaseTeamGroupResponse struct {
+	// Add a consent group of the case's tenant to the team, or replace its
+	// mappings. Case owners only; the team must keep an owner.
+	SetCaseTeamGroup SetCaseTeamGroupSetCaseTeamGroupCase `json:"setCaseTeamGroup"`
+}
+
+// GetSetCaseTeamGroup returns SetCaseTeamGroupResponse.SetCaseTeamGroup, and is useful for accessing the field via an interface.
+func (v *SetCaseTeamGroupResponse) GetSetCaseTeamGroup() SetCaseTeamGroupSetCaseTeamGroupCase {
+	return v.SetCaseTeamGroup
+}
+
+// SetCaseTeamGroupSetCaseTeamGroupCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type SetCaseTeamGroupSetCaseTeamGroupCase struct {
+	// The case instance id.
+	Id string `json:"id"`
+	// Who may see the case and act in it.
+	Team SetCaseTeamGroupSetCaseTeamGroupCaseTeam `json:"team"`
+}
+
+// GetId returns SetCaseTeamGroupSetCaseTeamGroupCase.Id, and is useful for accessing the field via an interface.
+func (v *SetCaseTeamGroupSetCaseTeamGroupCase) GetId() string { return v.Id }
+
+// GetTeam returns SetCaseTeamGroupSetCaseTeamGroupCase.Team, and is useful for accessing the field via an interface.
+func (v *SetCaseTeamGroupSetCaseTeamGroupCase) GetTeam() SetCaseTeamGroupSetCaseTeamGroupCaseTeam {
+	return v.Team
+}
+
+// SetCaseTeamGroupSetCaseTeamGroupCaseTeam includes the requested fields of the GraphQL type CaseTeam.
+// The GraphQL type's documentation follows.
+//
+// A case team: its memberships, the definition's roles and the roles nobody holds.
+type SetCaseTeamGroupSetCaseTeamGroupCaseTeam struct {
+	// Users and tenant roles in the team.
+	Members []SetCaseTeamGroupSetCaseTeamGroupCaseTeamMembersMember `json:"members"`
+	// Declared roles no member holds.
+	UnassignedRoles []string `json:"unassignedRoles"`
+}
+
+// GetMembers returns SetCaseTeamGroupSetCaseTeamGroupCaseTeam.Members, and is useful for accessing the field via an interface.
+func (v *SetCaseTeamGroupSetCaseTeamGroupCaseTeam) GetMembers() []SetCaseTeamGroupSetCaseTeamGroupCaseTeamMembersMember {
+	return v.Members
+}
+
+// GetUnassignedRoles returns SetCaseTeamGroupSetCaseTeamGroupCaseTeam.UnassignedRoles, and is useful for accessing the field via an interface.
+func (v *SetCaseTeamGroupSetCaseTeamGroupCaseTeam) GetUnassignedRoles() []string {
+	return v.UnassignedRoles
+}
+
+// SetCaseTeamGroupSetCaseTeamGroupCaseTeamMembersMember includes the requested fields of the GraphQL type Member.
+// The GraphQL type's documentation follows.
+//
+// A membership of a case team: a tenant user, a tenant role (every user
+// holding it in the case's tenant), or a consent group (its members, through
+// its mappings).
+type SetCaseTeamGroupSetCaseTeamGroupCaseTeamMembersMember struct {
+	// A user id, a tenant role name or a consent group id.
+	MemberId string `json:"memberId"`
+	// Which of the three memberId is.
+	MemberType MemberType `json:"memberType"`
+	// Whether the member manages the team; for a group, whether some mapping makes owners.
+	IsOwner bool `json:"isOwner"`
+	// The case roles the member holds; for a group, every case role some mapping grants.
+	CaseRoles []string `json:"caseRoles"`
+	// For a consent group: which of its members act with which case roles; empty otherwise.
+	Mappings []SetCaseTeamGroupSetCaseTeamGroupCaseTeamMembersMemberMappingsGroupMapping `json:"mappings"`
+}
+
+// GetMemberId returns SetCaseTeamGroupSetCaseTeamGroupCaseTeamMembersMember.MemberId, and is useful for accessing the field via an interface.
+func (v *SetCaseTeamGroupSetCaseTeamGroupCaseTeamMembersMember) GetMemberId() string {
+	return v.MemberId
+}
+
+// GetMemberType returns SetCaseTeamGroupSetCaseTeamGroupCaseTeamMembersMember.MemberType, and is useful for accessing the field via an interface.
+func (v *SetCaseTeamGroupSetCaseTeamGroupCaseTeamMembersMember) GetMemberType() MemberType {
+	return v.MemberType
+}
+
+// GetIsOwner returns SetCaseTeamGroupSetCaseTeamGroupCaseTeamMembersMember.IsOwner, and is useful for accessing the field via an interface.
+func (v *SetCaseTeamGroupSetCaseTeamGroupCaseTeamMembersMember) GetIsOwner() bool { return v.IsOwner }
+
+// GetCaseRoles returns SetCaseTeamGroupSetCaseTeamGroupCaseTeamMembersMember.CaseRoles, and is useful for accessing the field via an interface.
+func (v *SetCaseTeamGroupSetCaseTeamGroupCaseTeamMembersMember) GetCaseRoles() []string {
+	return v.CaseRoles
+}
+
+// GetMappings returns SetCaseTeamGroupSetCaseTeamGroupCaseTeamMembersMember.Mappings, and is useful for accessing the field via an interface.
+func (v *SetCaseTeamGroupSetCaseTeamGroupCaseTeamMembersMember) GetMappings() []SetCaseTeamGroupSetCaseTeamGroupCaseTeamMembersMemberMappingsGroupMapping {
+	return v.Mappings
+}
+
+// SetCaseTeamGroupSetCaseTeamGroupCaseTeamMembersMemberMappingsGroupMapping includes the requested fields of the GraphQL type GroupMapping.
+// The GraphQL type's documentation follows.
+//
+// A mapping of a consent group in a case team: the group's members holding
+// groupRole (every member when it is empty; the group's owners always) act
+// with caseRoles, and as case owners when isOwner.
+type SetCaseTeamGroupSetCaseTeamGroupCaseTeamMembersMemberMappingsGroupMapping struct {
+	// The group role; empty for every member of the group.
+	GroupRole string `json:"groupRole"`
+	// Whether the mapped members are case owners.
+	IsOwner bool `json:"isOwner"`
+	// The case roles the mapped members hold.
+	CaseRoles []string `json:"caseRoles"`
+}
+
+// GetGroupRole returns SetCaseTeamGroupSetCaseTeamGroupCaseTeamMembersMemberMappingsGroupMapping.GroupRole, and is useful for accessing the field via an interface.
+func (v *SetCaseTeamGroupSetCaseTeamGroupCaseTeamMembersMemberMappingsGroupMapping) GetGroupRole() string {
+	return v.GroupRole
+}
+
+// GetIsOwner returns SetCaseTeamGroupSetCaseTeamGroupCaseTeamMembersMemberMappingsGroupMapping.IsOwner, and is useful for accessing the field via an interface.
+func (v *SetCaseTeamGroupSetCaseTeamGroupCaseTeamMembersMemberMappingsGroupMapping) GetIsOwner() bool {
+	return v.IsOwner
+}
+
+// GetCaseRoles returns SetCaseTeamGroupSetCaseTeamGroupCaseTeamMembersMemberMappingsGroupMapping.CaseRoles, and is useful for accessing the field via an interface.
+func (v *SetCaseTeamGroupSetCaseTeamGroupCaseTeamMembersMemberMappingsGroupMapping) GetCaseRoles() []string {
+	return v.CaseRoles
+}
+
 // SetCaseTeamResponse is returned by SetCaseTeam on success.
 type SetCaseTeamResponse struct {
 	// Replace the whole team of a case. Case owners only; the team needs an owner.
@@ -4501,13 +4936,15 @@ func (v *SetCaseTeamSetCaseTeamCaseTeam) GetMembers() []SetCaseTeamSetCaseTeamCa
 // SetCaseTeamSetCaseTeamCaseTeamMembersMember includes the requested fields of the GraphQL type Member.
 // The GraphQL type's documentation follows.
 //
-// A membership of a case team: a tenant user, or a tenant role (every user holding it in the case's tenant).
+// A membership of a case team: a tenant user, a tenant role (every user
+// holding it in the case's tenant), or a consent group (its members, through
+// its mappings).
 type SetCaseTeamSetCaseTeamCaseTeamMembersMember struct {
-	// A user id, or a tenant role name.
+	// A user id, a tenant role name or a consent group id.
 	MemberId string `json:"memberId"`
-	// Whether the member manages the team.
+	// Whether the member manages the team; for a group, whether some mapping makes owners.
 	IsOwner bool `json:"isOwner"`
-	// The case roles the member holds.
+	// The case roles the member holds; for a group, every case role some mapping grants.
 	CaseRoles []string `json:"caseRoles"`
 }
 
@@ -5827,15 +6264,17 @@ func (v *UpsertCaseTeamMembersUpsertCaseTeamMembersCaseTeam) GetMembers() []Upse
 // UpsertCaseTeamMembersUpsertCaseTeamMembersCaseTeamMembersMember includes the requested fields of the GraphQL type Member.
 // The GraphQL type's documentation follows.
 //
-// A membership of a case team: a tenant user, or a tenant role (every user holding it in the case's tenant).
+// A membership of a case team: a tenant user, a tenant role (every user
+// holding it in the case's tenant), or a consent group (its members, through
+// its mappings).
 type UpsertCaseTeamMembersUpsertCaseTeamMembersCaseTeamMembersMember struct {
-	// A user id, or a tenant role name.
+	// A user id, a tenant role name or a consent group id.
 	MemberId string `json:"memberId"`
-	// Which of the two memberId is.
+	// Which of the three memberId is.
 	MemberType MemberType `json:"memberType"`
-	// Whether the member manages the team.
+	// Whether the member manages the team; for a group, whether some mapping makes owners.
 	IsOwner bool `json:"isOwner"`
-	// The case roles the member holds.
+	// The case roles the member holds; for a group, every case role some mapping grants.
 	CaseRoles []string `json:"caseRoles"`
 }
 
@@ -6135,6 +6574,14 @@ type __EnableTenantInput struct {
 // GetName returns __EnableTenantInput.Name, and is useful for accessing the field via an interface.
 func (v *__EnableTenantInput) GetName() string { return v.Name }
 
+// __GroupCasesInput is used internally by genqlient
+type __GroupCasesInput struct {
+	First *int `json:"first"`
+}
+
+// GetFirst returns __GroupCasesInput.First, and is useful for accessing the field via an interface.
+func (v *__GroupCasesInput) GetFirst() *int { return v.First }
+
 // __MakePlanItemTransitionInput is used internally by genqlient
 type __MakePlanItemTransitionInput struct {
 	CaseId     string     `json:"caseId"`
@@ -6222,6 +6669,18 @@ func (v *__RaiseUserEventInput) GetCaseId() string { return v.CaseId }
 
 // GetEvent returns __RaiseUserEventInput.Event, and is useful for accessing the field via an interface.
 func (v *__RaiseUserEventInput) GetEvent() string { return v.Event }
+
+// __RemoveCaseTeamGroupInput is used internally by genqlient
+type __RemoveCaseTeamGroupInput struct {
+	CaseId  string `json:"caseId"`
+	GroupId string `json:"groupId"`
+}
+
+// GetCaseId returns __RemoveCaseTeamGroupInput.CaseId, and is useful for accessing the field via an interface.
+func (v *__RemoveCaseTeamGroupInput) GetCaseId() string { return v.CaseId }
+
+// GetGroupId returns __RemoveCaseTeamGroupInput.GroupId, and is useful for accessing the field via an interface.
+func (v *__RemoveCaseTeamGroupInput) GetGroupId() string { return v.GroupId }
 
 // __RemoveCaseTeamMemberInput is used internally by genqlient
 type __RemoveCaseTeamMemberInput struct {
@@ -6322,6 +6781,22 @@ func (v *__SaveTaskOutputInput) GetId() string { return v.Id }
 
 // GetOutput returns __SaveTaskOutputInput.Output, and is useful for accessing the field via an interface.
 func (v *__SaveTaskOutputInput) GetOutput() json.RawMessage { return v.Output }
+
+// __SetCaseTeamGroupInput is used internally by genqlient
+type __SetCaseTeamGroupInput struct {
+	CaseId   string              `json:"caseId"`
+	GroupId  string              `json:"groupId"`
+	Mappings []GroupMappingInput `json:"mappings"`
+}
+
+// GetCaseId returns __SetCaseTeamGroupInput.CaseId, and is useful for accessing the field via an interface.
+func (v *__SetCaseTeamGroupInput) GetCaseId() string { return v.CaseId }
+
+// GetGroupId returns __SetCaseTeamGroupInput.GroupId, and is useful for accessing the field via an interface.
+func (v *__SetCaseTeamGroupInput) GetGroupId() string { return v.GroupId }
+
+// GetMappings returns __SetCaseTeamGroupInput.Mappings, and is useful for accessing the field via an interface.
+func (v *__SetCaseTeamGroupInput) GetMappings() []GroupMappingInput { return v.Mappings }
 
 // __SetCaseTeamInput is used internally by genqlient
 type __SetCaseTeamInput struct {
@@ -6689,6 +7164,15 @@ query CaseTeam ($id: ID!) {
 					userId
 					name
 					roles
+				}
+				mappings {
+					groupRole
+					isOwner
+					caseRoles
+				}
+				consentGroup {
+					id
+					tenant
 				}
 			}
 			caseRoles
@@ -7483,6 +7967,61 @@ func EnableTenant(
 	return data_, err_
 }
 
+// The query executed by GroupCases.
+const GroupCases_Operation = `
+query GroupCases ($first: Int) {
+	cases(first: $first) {
+		edges {
+			node {
+				id
+				team {
+					members {
+						memberId
+						memberType
+						consentGroup {
+							id
+						}
+					}
+					unassignedRoles
+				}
+				tasks {
+					id
+					name
+					mayPerform
+				}
+			}
+		}
+	}
+}
+`
+
+// GroupCases reads a page of cases with their teams (and the groups they
+// hold) and tasks: what a group member sees.
+func GroupCases(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	first *int,
+) (data_ *GroupCasesResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "GroupCases",
+		Query:  GroupCases_Operation,
+		Variables: &__GroupCasesInput{
+			First: first,
+		},
+	}
+
+	data_ = &GroupCasesResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
 // The mutation executed by MakePlanItemTransition.
 const MakePlanItemTransition_Operation = `
 mutation MakePlanItemTransition ($caseId: ID!, $planItem: String!, $transition: Transition!) {
@@ -8023,6 +8562,48 @@ func RaiseUserEvent(
 	return data_, err_
 }
 
+// The mutation executed by RemoveCaseTeamGroup.
+const RemoveCaseTeamGroup_Operation = `
+mutation RemoveCaseTeamGroup ($caseId: ID!, $groupId: String!) {
+	removeCaseTeamGroup(caseId: $caseId, groupId: $groupId) {
+		id
+		team {
+			members {
+				memberId
+				memberType
+			}
+		}
+	}
+}
+`
+
+func RemoveCaseTeamGroup(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	caseId string,
+	groupId string,
+) (data_ *RemoveCaseTeamGroupResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "RemoveCaseTeamGroup",
+		Query:  RemoveCaseTeamGroup_Operation,
+		Variables: &__RemoveCaseTeamGroupInput{
+			CaseId:  caseId,
+			GroupId: groupId,
+		},
+	}
+
+	data_ = &RemoveCaseTeamGroupResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
 // The mutation executed by RemoveCaseTeamMember.
 const RemoveCaseTeamMember_Operation = `
 mutation RemoveCaseTeamMember ($caseId: ID!, $memberId: String!, $memberType: MemberType) {
@@ -8413,6 +8994,58 @@ func SetCaseTeam(
 	}
 
 	data_ = &SetCaseTeamResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The mutation executed by SetCaseTeamGroup.
+const SetCaseTeamGroup_Operation = `
+mutation SetCaseTeamGroup ($caseId: ID!, $groupId: String!, $mappings: [GroupMappingInput!]!) {
+	setCaseTeamGroup(caseId: $caseId, groupId: $groupId, mappings: $mappings) {
+		id
+		team {
+			members {
+				memberId
+				memberType
+				isOwner
+				caseRoles
+				mappings {
+					groupRole
+					isOwner
+					caseRoles
+				}
+			}
+			unassignedRoles
+		}
+	}
+}
+`
+
+func SetCaseTeamGroup(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	caseId string,
+	groupId string,
+	mappings []GroupMappingInput,
+) (data_ *SetCaseTeamGroupResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "SetCaseTeamGroup",
+		Query:  SetCaseTeamGroup_Operation,
+		Variables: &__SetCaseTeamGroupInput{
+			CaseId:   caseId,
+			GroupId:  groupId,
+			Mappings: mappings,
+		},
+	}
+
+	data_ = &SetCaseTeamGroupResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(

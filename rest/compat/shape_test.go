@@ -147,7 +147,8 @@ var (
 		"modifiedBy": "string", "user": "string"}
 	teamUserShape       = obj{"userId": "string", "origin": "string", "isOwner": "boolean", "caseRoles": listOf("string")}
 	teamTenantRoleShape = obj{"tenantRole": "string", "isOwner": "boolean", "caseRoles": listOf("string")}
-	teamShape           = obj{"users": listOf(teamUserShape), "groups": "array", "tenantRoles": listOf(teamTenantRoleShape),
+	teamGroupShape      = obj{"groupId": "string", "mappings": listOf(obj{"groupRole": "string", "isOwner": "boolean", "caseRoles": listOf("string")})}
+	teamShape           = obj{"users": listOf(teamUserShape), "groups": listOf(teamGroupShape), "tenantRoles": listOf(teamTenantRoleShape),
 		"caseRoles": listOf("string"), "unassignedRoles": listOf("string")}
 	caseSummaryShape = caseShape(false)
 	fullCaseShape    = caseShape(true)
