@@ -19,6 +19,9 @@ type MigrateDefinition struct {
 	// Team, when set, replaces the case team. Service has validated it
 	// against the new definition, as for a team replace.
 	Team *Team
+	// WithRoot is set when c is a sub case moving because the root of its
+	// tree moves: a sub case is never migrated on its own.
+	WithRoot bool
 }
 
 // Migrate moves case c, in place, onto definition def: the case then runs
@@ -42,26 +45,29 @@ type MigrateDefinition struct {
 //     declares are taken from every member; case file items def no longer
 //     declares are dropped from the case file (CaseFileItemDropped).
 //
+// Its outcome carries effects as a command's does: a case task the
+// new definition adds starts its sub case, a removed one ends it.
+//
 // A sub case cannot be migrated on its own (ErrInvalid), and a plan item
 // whose id def gives to another kind of plan item stops the migration
 // (ErrInvalid): its state would mean nothing there. On error c may be half
 // changed and must be discarded.
-func Migrate(def *cmmn.Case, c *Case, cmd MigrateDefinition, actor Actor, env Env) ([]Event, error) {
+func Migrate(def *cmmn.Case, c *Case, cmd MigrateDefinition, actor Actor, env Env) (Outcome, error) {
 	if def == nil || def.Plan() == nil {
-		return nil, errorf(ErrInvalid, "The new case definition is missing")
+		return Outcome{}, errorf(ErrInvalid, "The new case definition is missing")
 	}
 	if c == nil || len(c.PlanItems) == 0 || slices.Contains(c.PlanItems, nil) || c.PlanItems[0].StageID != "" {
-		return nil, errorf(ErrInvalid, "The case has no definition or no case plan")
+		return Outcome{}, errorf(ErrInvalid, "The case has no definition or no case plan")
 	}
-	if c.ParentID != "" {
-		return nil, errorf(ErrInvalid, "Case %s is a sub case of %s; only a case without a parent can be migrated to a new definition", c.ID, c.ParentID)
+	if c.ParentID != "" && !cmd.WithRoot {
+		return Outcome{}, errorf(ErrInvalid, "Case %s is a sub case of %s; only a case without a parent can be migrated to a new definition", c.ID, c.ParentID)
 	}
 	if c.File == nil {
 		c.File = map[string]any{}
 	}
 	m := &migration{def: def, c: c, matched: map[*PlanItem]*cmmn.PlanItem{}, previous: map[*PlanItem]planItemPlace{}}
 	if err := m.match(); err != nil {
-		return nil, err
+		return Outcome{}, err
 	}
 	m.place()
 
@@ -83,17 +89,17 @@ func Migrate(def *cmmn.Case, c *Case, cmd MigrateDefinition, actor Actor, env En
 			continue
 		}
 		if _, err := r.transition(p, exitTransition(p, true), ""); err != nil {
-			return nil, err
+			return Outcome{}, err
 		}
 	}
 	if err := m.addNewItems(r); err != nil {
-		return nil, err
+		return Outcome{}, err
 	}
 	if err := r.drain(); err != nil {
-		return nil, err
+		return Outcome{}, err
 	}
 	r.finish()
-	return r.events, nil
+	return Outcome{Events: r.events, Effects: r.effects}, nil
 }
 
 // migration is the matching of a case's plan items with a new definition.

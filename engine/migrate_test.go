@@ -16,7 +16,8 @@ func (x *tc) migrate(name string, cmd MigrateDefinition, as Actor) []Event {
 	}
 	before := x.c.Sequence
 	def := model(x.t, name)
-	events, err := Migrate(def, x.c, cmd, as, x.env())
+	out, err := Migrate(def, x.c, cmd, as, x.env())
+	events := out.Events
 	if err != nil {
 		x.t.Fatalf("Migrate to %s: %v", name, err)
 	}

@@ -203,3 +203,57 @@ func TestDeployRefusesUnrunnableProcessTask(t *testing.T) {
 		}
 	})
 }
+
+// Migrating the root of a running tree moves the whole tree: a case task
+// the new document adds starts its sub case, and a sub case two levels
+// down runs its <case> of the new document, new task included.
+func TestMigrationMovesTheWholeTree(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		createTenant(t, env, "acme")
+		expect(t, deploy(env, "alice", "subcases.xml", readModel(t, "subcases.xml")), 204, "")
+		claim := startClaim(t, env)
+		assess := getSubCase(t, env, "alice", itemByName(t, getSubCase(t, env, "alice", claim).caseJSON, "Assess").ID)
+		inspectID := itemByName(t, assess.caseJSON, "Inspect").ID
+
+		// A sub case does not move on its own.
+		resp := env.Do(servertest.Request{Method: "POST", Path: "/cases/" + inspectID + "/migrate-definition", User: "alice",
+			Body: map[string]any{"newDefinition": readModel(t, "subcases_v2.xml")}})
+		expect(t, resp, 400, "")
+
+		resp = env.Do(servertest.Request{Method: "POST", Path: "/cases/" + claim + "/migrate-definition", User: "alice",
+			Body: map[string]any{"newDefinition": readModel(t, "subcases_v2.xml")}})
+		expect(t, resp, 200, "{}")
+
+		root := getSubCase(t, env, "alice", claim)
+		audit := itemByName(t, root.caseJSON, "Audit")
+		if audit.Type != "CaseTask" || audit.CurrentState != "Completed" {
+			t.Fatalf("Audit after migration: %+v", audit)
+		}
+		if got := getSubCase(t, env, "alice", audit.ID); got.ParentCaseID != claim || got.RootCaseID != claim || got.State != "Active" {
+			t.Errorf("audit sub case: parent %q root %q state %s", got.ParentCaseID, got.RootCaseID, got.State)
+		}
+		inspect := getSubCase(t, env, "alice", inspectID)
+		if photo := itemByName(t, inspect.caseJSON, "Photograph item"); photo.CurrentState != "Active" {
+			t.Errorf("Photograph item in the migrated inspection is %s", photo.CurrentState)
+		}
+		got := taskNames(caseTreeTasks(t, env, "alice", claim))
+		want := []string{"Look at item", "Photograph item", "Read notice", "Read notice"}
+		if len(got) != len(want) {
+			t.Fatalf("tree tasks after migration = %v, want %v", got, want)
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("tree tasks after migration = %v, want %v", got, want)
+			}
+		}
+		// The migrated inspection keeps running on the new document: its
+		// tasks complete and the report still reaches the claim.
+		for _, name := range []string{"Look at item", "Photograph item"} {
+			task := taskNamed(t, env, "alice", inspectID, name)
+			expect(t, taskDo(env, "alice", "POST", task.ID, "complete", map[string]any{"Report": map[string]any{"inspector": "ian"}}), 202, "{}")
+		}
+		if got := getSubCase(t, env, "alice", inspectID).State; got != "Completed" {
+			t.Errorf("inspection after its tasks: %s", got)
+		}
+	})
+}

@@ -31,7 +31,8 @@ type MigrateDefinitionInput struct {
 // says how its plan items, team and case file follow). Any member of the
 // case's team may migrate it, as in the reference engine; replacing the
 // team on the way is for case owners only, as any team replace is. A sub
-// case cannot be migrated on its own. After it, the case runs on the new
+// case cannot be migrated on its own: it moves with its root
+// (migrateSubCases). After it, the case runs on the new
 // definition: the case row refers to the new document by its hash.
 func (s *Service) MigrateCaseDefinition(ctx context.Context, who auth.Identity, caseID string, in MigrateDefinitionInput) (LastModified, error) {
 	const op = "service.MigrateCaseDefinition"
@@ -98,7 +99,7 @@ func (s *Service) MigrateCaseDefinition(ctx context.Context, who auth.Identity, 
 			}
 			cmd.Team = &team
 		}
-		events, err := engine.Migrate(def, ca.c, cmd, ca.actor, engine.Env{Now: now, NewID: newPlanItemID})
+		out, err := engine.Migrate(def, ca.c, cmd, ca.actor, engine.Env{Now: now, NewID: newPlanItemID})
 		if err != nil {
 			return engineError(op, err)
 		}
@@ -106,7 +107,13 @@ func (s *Service) MigrateCaseDefinition(ctx context.Context, who auth.Identity, 
 		// Without a "before", every read row of the case is written anew:
 		// the case name on its tasks, its plan items and timers all follow
 		// the new definition.
-		if _, err := s.saveCase(ctx, tx, def, rec, ca.c, events, who, nil); err != nil {
+		if _, err := s.saveCase(ctx, tx, def, rec, ca.c, out.Events, who, nil); err != nil {
+			return err
+		}
+		if err := s.settle(ctx, tx, op, who, out.Effects); err != nil {
+			return err
+		}
+		if err := s.migrateSubCases(ctx, tx, op, who, rec, parsed); err != nil {
 			return err
 		}
 		lm = LastModified{At: ca.c.LastModified, ID: caseID}
@@ -143,4 +150,63 @@ func (s *Service) replacementTeam(ctx context.Context, idb bun.IDB, op string, d
 		return Team{}, E(op, Invalid, msgTeamNoOwner)
 	}
 	return s.newTeam(ctx, idb, op, def, tenant, who, members)
+}
+
+// migrateSubCases moves the sub cases of root, just migrated onto defs,
+// with it: the whole tree runs on one document, as a tree started on it
+// would. Each sub case runs the <case> of defs with its definition id,
+// else the one with its name; one that defs no longer has keeps the
+// document it started on, since nothing in defs could run it. Sub cases
+// the root's migration started already run on defs and are left alone.
+func (s *Service) migrateSubCases(ctx context.Context, tx bun.Tx, op string, who auth.Identity, root db.CaseRecord, defs *cmmn.Definitions) error {
+	ids, err := db.CaseTreeIDs(ctx, tx, root.ID)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if id == root.ID {
+			continue
+		}
+		rec, c, err := db.LoadCaseForUpdate(ctx, tx, s.db.Flavor, id)
+		if err != nil {
+			return err
+		}
+		if rec.DefinitionHash == root.DefinitionHash {
+			continue
+		}
+		previous, err := s.caseDefinition(ctx, tx, rec, c)
+		if err != nil {
+			return err
+		}
+		def := defs.Case(c.DefinitionID)
+		if def == nil {
+			def = caseNamed(defs, previous.Name())
+		}
+		if def == nil {
+			continue
+		}
+		out, err := engine.Migrate(def, c, engine.MigrateDefinition{Previous: previous, WithRoot: true}, effectActor(who),
+			engine.Env{Now: s.now(), NewID: newPlanItemID})
+		if err != nil {
+			return engineError(op, err)
+		}
+		rec.Name, rec.DefinitionName, rec.DefinitionHash = def.Name(), root.DefinitionName, root.DefinitionHash
+		if _, err := s.saveCase(ctx, tx, def, rec, c, out.Events, who, nil); err != nil {
+			return err
+		}
+		if err := s.settle(ctx, tx, op, who, out.Effects); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// caseNamed is the <case> of defs named name, nil when there is none.
+func caseNamed(defs *cmmn.Definitions, name string) *cmmn.Case {
+	for _, c := range defs.Cases() {
+		if c.Name() == name {
+			return c
+		}
+	}
+	return nil
 }
