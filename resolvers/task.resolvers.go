@@ -166,10 +166,8 @@ func (r *queryResolver) Tasks(ctx context.Context, filter *model.TaskFilter, fir
 		return nil, err
 	}
 	for _, t := range tasks {
-		node := taskFromRow(t)
-		if v, ok := views[t.CaseID]; ok {
-			node.MayPerform = v.MayPerform(t.ID)
-		}
+		v, ok := views[t.CaseID]
+		node := toTask(t, ok && v.MayPerform(t.ID))
 		conn.Edges = append(conn.Edges, &model.TaskEdge{Cursor: encodeCursor(sort, taskSortValue(t, field), t.ID), Node: node})
 	}
 	if len(conn.Edges) > 0 {
@@ -192,10 +190,10 @@ func (r *queryResolver) Task(ctx context.Context, id string) (*model.Task, error
 	if err != nil {
 		return nil, err
 	}
-	if p := v.State.PlanItem(id); p != nil && p.Task != nil {
-		return taskFromCase(v, p), nil
+	if tk := caseTask(v, id); tk != nil {
+		return tk, nil
 	}
-	return taskFromRow(t), nil
+	return toTask(t, false), nil
 }
 
 // Case is the resolver for the case field.
