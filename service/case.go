@@ -308,24 +308,6 @@ func (s *Service) caseCommand(ctx context.Context, op string, who auth.Identity,
 	return lm, err
 }
 
-// engineError classifies an engine error.
-func engineError(op string, err error) error {
-	var ee *engine.Error
-	if !errors.As(err, &ee) {
-		return &Error{Op: op, Kind: Internal, Err: err}
-	}
-	kind := map[engine.ErrorKind]Kind{
-		engine.ErrInvalid:    Invalid,
-		engine.ErrNotAllowed: NotAllowed,
-		engine.ErrNotFound:   NotFound,
-		engine.ErrNoEffect:   NotModified,
-	}[ee.Kind]
-	if ee.WrongState {
-		kind = InvalidState
-	}
-	return &Error{Op: op, Kind: kind, Msg: ee.Msg}
-}
-
 // newCaseID returns a random UUID with '_' for '-', the reference engine's
 // case id format.
 func newCaseID() string {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/casegraph/casegraph/db"
+	"github.com/casegraph/casegraph/engine"
 )
 
 // Kind classifies an error for the front doors, which map each kind to one
@@ -128,4 +129,32 @@ func wrap(op string, err error) error {
 		return &Error{Op: op, Kind: Unavailable, Msg: "The server is currently unavailable (because it is overloaded or down for maintenance).", Err: err}
 	}
 	return &Error{Op: op, Kind: Internal, Err: err}
+}
+
+// engineKinds is the one translation of the engine's kinds of error into
+// service's; the doors then map service's kinds to their statuses and codes
+// (rest/errors.go, resolvers/handler.go).
+var engineKinds = map[engine.ErrorKind]Kind{
+	engine.ErrInvalid:    Invalid,
+	engine.ErrNotAllowed: NotAllowed,
+	engine.ErrNotFound:   NotFound,
+	engine.ErrNoEffect:   NotModified,
+}
+
+// engineError classifies an engine error: by engineKinds, and a command
+// right in itself but not in its target's state as InvalidState. Anything
+// else the engine returns is a bug: Internal.
+func engineError(op string, err error) error {
+	var ee *engine.Error
+	if !errors.As(err, &ee) {
+		return &Error{Op: op, Kind: Internal, Err: err}
+	}
+	kind, ok := engineKinds[ee.Kind]
+	if !ok {
+		return &Error{Op: op, Kind: Internal, Err: err}
+	}
+	if ee.WrongState {
+		kind = InvalidState
+	}
+	return &Error{Op: op, Kind: kind, Msg: ee.Msg}
 }
