@@ -3,9 +3,42 @@ package service
 import (
 	"context"
 
+	"github.com/uptrace/bun"
+
 	"github.com/casegraph/casegraph/auth"
 	"github.com/casegraph/casegraph/engine"
 )
+
+// caseCommand runs one engine command on a case for a team member, in one
+// transaction, retried when another command on the case won the race.
+func (s *Service) caseCommand(ctx context.Context, op string, who auth.Identity, id string, cmd engine.Command) (LastModified, error) {
+	who = s.commandIdentity(who)
+	var lm LastModified
+	err := s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
+		ca, err := s.memberCase(ctx, tx, op, who, id)
+		if err != nil {
+			return err
+		}
+		def, err := s.caseDefinition(ctx, tx, ca.rec, ca.c)
+		if err != nil {
+			return err
+		}
+		before, err := cloneCase(ca.c)
+		if err != nil {
+			return err
+		}
+		events, err := engine.Execute(def, ca.c, cmd, ca.actor, engine.Env{Now: s.now(), NewID: newPlanItemID})
+		if err != nil {
+			return engineError(op, err)
+		}
+		if _, err := s.saveCase(ctx, tx, def, ca.rec, ca.c, events, who, before); err != nil {
+			return err
+		}
+		lm = LastModified{At: ca.c.LastModified, ID: id}
+		return nil
+	})
+	return lm, err
+}
 
 // MakeTransition applies a transition (a name such as "complete" or
 // "manualStart", any case) to the plan items with that id or name. Any team
