@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/casegraph/casegraph/auth"
 	"github.com/casegraph/casegraph/db"
 	"github.com/casegraph/casegraph/engine"
 )
@@ -157,4 +158,23 @@ func engineError(op string, err error) error {
 		kind = InvalidState
 	}
 	return &Error{Op: op, Kind: kind, Msg: ee.Msg}
+}
+
+// AuthFailure classifies a failed authentication once for both doors: a
+// token the verifier refuses is Unauthenticated with the token's problem;
+// an identity provider that cannot be reached is Unavailable (so that the
+// client retries); anything else is Unauthenticated, its cause logged but
+// never shown.
+func (s *Service) AuthFailure(ctx context.Context, err error) error {
+	var te *auth.TokenError
+	switch {
+	case errors.As(err, &te):
+		return &Error{Op: "authenticate", Kind: Unauthenticated, Msg: te.Msg, Err: err}
+	case errors.Is(err, auth.ErrIDPUnreachable):
+		s.logger.WarnContext(ctx, "identity provider unreachable", "err", err)
+		return &Error{Op: "authenticate", Kind: Unavailable,
+			Msg: "The identity provider could not be reached to verify the token; try again later", Err: err}
+	}
+	s.logger.ErrorContext(ctx, "authentication failed", "err", err)
+	return &Error{Op: "authenticate", Kind: Unauthenticated, Msg: "Token cannot be verified", Err: err}
 }
