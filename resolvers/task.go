@@ -46,7 +46,7 @@ func taskResult(ctx context.Context, caseID, taskID string) (*model.Task, error)
 	if t := caseTask(v, taskID); t != nil {
 		return t, nil
 	}
-	return nil, service.Ef("graphql.task", service.NotFound, "A task with id '%s' cannot be found.", taskID)
+	return nil, service.TaskNotFound("graphql.task", taskID)
 }
 
 // taskMutation runs a task command and answers the task as it is after.

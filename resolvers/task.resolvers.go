@@ -23,7 +23,7 @@ func (r *discretionaryItemResolver) Parent(ctx context.Context, obj *model.Discr
 	if p := v.State.PlanItem(obj.ParentID); p != nil {
 		return toPlanItem(obj.CaseID, p), nil
 	}
-	return nil, service.Ef("graphql.discretionaryItem", service.NotFound, "A plan item with id '%s' cannot be found.", obj.ParentID)
+	return nil, service.PlanItemNotFound("graphql.discretionaryItem", obj.ParentID)
 }
 
 // ClaimTask is the resolver for the claimTask field.
@@ -117,7 +117,7 @@ func (r *mutationResolver) PlanDiscretionaryItem(ctx context.Context, caseID str
 	if p := v.State.PlanItem(newID); p != nil {
 		return toPlanItem(caseID, p), nil
 	}
-	return nil, service.Ef("graphql.planDiscretionaryItem", service.NotFound, "A plan item with id '%s' cannot be found.", newID)
+	return nil, service.PlanItemNotFound("graphql.planDiscretionaryItem", newID)
 }
 
 // Tasks is the resolver for the tasks field.
@@ -214,7 +214,7 @@ func (r *taskResolver) PlanItem(ctx context.Context, obj *model.Task) (*model.Pl
 	if p := v.State.PlanItem(obj.ID); p != nil {
 		return toPlanItem(obj.CaseID, p), nil
 	}
-	return nil, service.Ef("graphql.task", service.NotFound, "A plan item with id '%s' cannot be found.", obj.ID)
+	return nil, service.PlanItemNotFound("graphql.task", obj.ID)
 }
 
 // DiscretionaryItem returns graph.DiscretionaryItemResolver implementation.

@@ -49,10 +49,6 @@ type CaseStarted struct {
 	Record CaseRecord
 }
 
-// msgCaseNotFound is the answer for a case that does not exist and for one
-// the caller is not in alike.
-const msgCaseNotFoundFmt = "A case with id '%s' cannot be found."
-
 // StartCase starts a case of a deployed definition. Any authenticated
 // caller may start a case in an existing, enabled tenant; the team decides
 // who may see it afterwards.
@@ -104,7 +100,7 @@ func (s *Service) startCase(ctx context.Context, op string, who auth.Identity, i
 		}
 		t, err := db.GetTenant(ctx, tx, tenant)
 		if errors.Is(err, db.ErrNotFound) || (err == nil && !t.Enabled) {
-			return configured(Ef(op, NotFound, "An active tenant with id '%s' cannot be found.", tenant))
+			return configured(ActiveTenantNotFound(op, tenant))
 		}
 		if err != nil {
 			return err
@@ -263,7 +259,7 @@ func (s *Service) memberCase(ctx context.Context, idb bun.IDB, op string, who au
 	} else {
 		rec, c, err = db.LoadCase(ctx, idb, id)
 	}
-	notFound := Ef(op, NotFound, msgCaseNotFoundFmt, id)
+	notFound := CaseNotFound(op, id)
 	if errors.Is(err, db.ErrNotFound) {
 		return caseAccess{}, notFound
 	}

@@ -124,7 +124,7 @@ func (s *Service) PlanItemHistory(ctx context.Context, who auth.Identity, caseID
 		byItem[p.PlanItemID] = append(rows, rec)
 	}
 	if planItemID != "" && len(order) == 0 {
-		return nil, Ef(op, NotFound, "A plan item with id '%s' cannot be found.", planItemID)
+		return nil, PlanItemNotFound(op, planItemID)
 	}
 	out := make([][]PlanItemHistoryRecord, 0, len(order))
 	for _, id := range order {

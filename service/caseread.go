@@ -280,7 +280,7 @@ type PlanItemView struct {
 // caller's it is (the reference engine ignores the case id of the path).
 func (s *Service) GetPlanItem(ctx context.Context, who auth.Identity, planItemID string) (PlanItemView, error) {
 	const op = "service.GetPlanItem"
-	notFound := Ef(op, NotFound, "A plan item with id '%s' cannot be found.", planItemID)
+	notFound := PlanItemNotFound(op, planItemID)
 	caseID, err := db.PlanItemCase(ctx, s.db, who.UserID, planItemID)
 	if errors.Is(err, db.ErrNotFound) {
 		return PlanItemView{}, s.hidden(ctx, op, who, notFound, func(ctx context.Context, idb bun.IDB) (string, error) {

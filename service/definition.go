@@ -241,7 +241,7 @@ func (s *Service) repositoryTenant(ctx context.Context, idb bun.IDB, op string, 
 			}
 		}
 	}
-	_, u, err := tenantAccount(ctx, idb, op, who, name, Ef(op, NotFound, "An active tenant with id '%s' cannot be found.", name))
+	_, u, err := tenantAccount(ctx, idb, op, who, name, ActiveTenantNotFound(op, name))
 	if err != nil {
 		return "", TenantUser{}, err
 	}

@@ -178,3 +178,28 @@ func (s *Service) AuthFailure(ctx context.Context, err error) error {
 	s.logger.ErrorContext(ctx, "authentication failed", "err", err)
 	return &Error{Op: "authenticate", Kind: Unauthenticated, Msg: "Token cannot be verified", Err: err}
 }
+
+// The reference engine's search failures. A thing that does not exist and
+// one hidden from the caller answer the same words, in both doors and in
+// every service method, so they are written here once.
+
+// CaseNotFound is the answer for a case id the caller cannot see.
+func CaseNotFound(op, id string) *Error {
+	return Ef(op, NotFound, "A case with id '%s' cannot be found.", id)
+}
+
+// TaskNotFound is the answer for a task id the caller cannot see.
+func TaskNotFound(op, id string) *Error {
+	return Ef(op, NotFound, "A task with id '%s' cannot be found.", id)
+}
+
+// PlanItemNotFound is the answer for a plan item id the caller cannot see.
+func PlanItemNotFound(op, id string) *Error {
+	return Ef(op, NotFound, "A plan item with id '%s' cannot be found.", id)
+}
+
+// ActiveTenantNotFound is the answer for a tenant that does not exist, is
+// disabled, or (on repository routes) does not have the caller.
+func ActiveTenantNotFound(op, name string) *Error {
+	return Ef(op, NotFound, "An active tenant with id '%s' cannot be found.", name)
+}

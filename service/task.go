@@ -237,7 +237,7 @@ func taskFilter(q TaskQuery) (db.TaskFilter, error) {
 // GetTask returns a task of a case the caller is in the team of.
 func (s *Service) GetTask(ctx context.Context, who auth.Identity, id string) (Task, error) {
 	const op = "service.GetTask"
-	notFound := Ef(op, NotFound, "A task with id '%s' cannot be found.", id)
+	notFound := TaskNotFound(op, id)
 	caseID, err := db.TaskCase(ctx, s.db, who.UserID, id)
 	if errors.Is(err, db.ErrNotFound) {
 		return Task{}, s.hidden(ctx, op, who, notFound, taskCaseOf(id))
