@@ -7,11 +7,26 @@ import (
 
 	"github.com/casegraph/casegraph/auth"
 	"github.com/casegraph/casegraph/engine"
+	"github.com/casegraph/casegraph/engine/cmmn"
 )
 
-// caseCommand runs one engine command on a case for a team member, in one
-// transaction, retried when another command on the case won the race.
+// caseCommand runs one engine command on a case for a team member.
 func (s *Service) caseCommand(ctx context.Context, op string, who auth.Identity, id string, cmd engine.Command) (LastModified, error) {
+	return s.caseChange(ctx, op, who, id, func(_ bun.Tx, ca caseAccess, def *cmmn.Case, who auth.Identity) ([]engine.Event, error) {
+		events, err := engine.Execute(def, ca.c, cmd, ca.actor, engine.Env{Now: s.now(), NewID: newPlanItemID})
+		if err != nil {
+			return nil, engineError(op, err)
+		}
+		return events, nil
+	})
+}
+
+// caseChange is the path of every change of a case a caller makes: in one
+// transaction, retried when another command on the case won the race, it
+// loads the case for update (team members only), lets change edit its
+// state and return the events that say so, and saves both.
+func (s *Service) caseChange(ctx context.Context, op string, who auth.Identity, id string,
+	change func(tx bun.Tx, ca caseAccess, def *cmmn.Case, who auth.Identity) ([]engine.Event, error)) (LastModified, error) {
 	who = s.commandIdentity(who)
 	var lm LastModified
 	err := s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
@@ -27,9 +42,9 @@ func (s *Service) caseCommand(ctx context.Context, op string, who auth.Identity,
 		if err != nil {
 			return err
 		}
-		events, err := engine.Execute(def, ca.c, cmd, ca.actor, engine.Env{Now: s.now(), NewID: newPlanItemID})
+		events, err := change(tx, ca, def, who)
 		if err != nil {
-			return engineError(op, err)
+			return err
 		}
 		if _, err := s.saveCase(ctx, tx, def, ca.rec, ca.c, events, who, before); err != nil {
 			return err
