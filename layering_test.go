@@ -36,10 +36,13 @@ var layers = map[string][]string{
 	"graph":        {"model"},
 	"graph/client": {},
 	"model":        {},
+	// Metrics and traces watch the service through its Observer and the
+	// doors through middleware and extensions the server installs.
+	"telemetry": {"service"},
 	// The binary wires every layer together.
-	"cmd/casegraph/server":            {"auth", "db", "service", "rest", "resolvers"},
+	"cmd/casegraph/server":            {"auth", "db", "service", "rest", "resolvers", "telemetry"},
 	"cmd/casegraph/server/servertest": {"auth", "db", "cmd/casegraph/server"},
-	"cmd/casegraph":                   {"auth", "db", "engine", "cmd/casegraph/server"},
+	"cmd/casegraph":                   {"auth", "db", "engine", "cmd/casegraph/server", "telemetry"},
 	"cmd/aliasattack":                 {},
 	"":                                {},
 }

@@ -224,8 +224,10 @@ func SaveCase(ctx context.Context, idb bun.IDB, w CaseWrite) (int64, error) {
 			return 0, ErrExists
 		}
 	} else {
+		// Name and definition change only when the case is migrated to
+		// another definition; writing them always keeps one path.
 		res, err := idb.NewUpdate().Model(&row).
-			Column("state", "failures", "last_modified", "modified_by", "version", "snapshot").
+			Column("name", "definition_name", "definition_hash", "state", "failures", "last_modified", "modified_by", "version", "snapshot").
 			WherePK().Where("version = ?", rec.Version).Exec(ctx)
 		if err != nil {
 			return 0, fmt.Errorf("db: update case: %w", err)

@@ -221,6 +221,9 @@ func PlanItemCase(ctx context.Context, idb bun.IDB, userID, planItemID string) (
 		Join("JOIN cases AS c ON c.id = p.case_id").
 		Where("p.id = ?", planItemID).
 		Where(visibleCase("c.id", "c.tenant"), userID, userID).
+		// A case task and the case plan of its sub case share an id:
+		// the case task, in the parent, is the plan item meant.
+		OrderExpr("p.type = 'CasePlan'").
 		Limit(1).Scan(ctx, &ids)
 	if err != nil {
 		return "", fmt.Errorf("db: select plan item case: %w", err)

@@ -84,3 +84,23 @@ func lockWithBackoff(ctx context.Context, m *migrate.Migrator) error {
 		wait = min(wait*2, 5*time.Second)
 	}
 }
+
+// PendingMigrations returns the names of the migrations this build has that
+// the database has not applied. It only reads, so a readiness probe may
+// call it; an error means the database cannot say (unreachable, or never
+// migrated).
+func (d *DB) PendingMigrations(ctx context.Context) ([]string, error) {
+	ms, err := d.migrations()
+	if err != nil {
+		return nil, err
+	}
+	all, err := migrate.NewMigrator(d.DB, ms).MigrationsWithStatus(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("db: read applied migrations: %w", err)
+	}
+	var names []string
+	for _, m := range all.Unapplied() {
+		names = append(names, m.Name)
+	}
+	return names, nil
+}

@@ -20,6 +20,8 @@ type StartCase struct {
 	Debug bool
 	// ParentID and RootID are set for sub cases; RootID defaults to ID.
 	ParentID, RootID string
+	// Depth is how many cases are above this one: 0 for a top-level case.
+	Depth int
 }
 
 // Command is a command on a running case; see Execute.

@@ -72,6 +72,10 @@ type Error struct {
 	// GraphQL answers it as INVALID_STATE, REST as 400 like any invalid
 	// command.
 	WrongState bool
+	// TooDeep marks a command refused because its case tasks would nest
+	// sub cases deeper than MaxCaseDepth: a runaway recursion that the
+	// whole command must fail for, rather than only the task.
+	TooDeep bool
 }
 
 // Error returns the message.

@@ -216,6 +216,66 @@ type CaseModified struct {
 	ModifiedBy     string    `json:"modifiedBy"`
 }
 
+// CaseDefinitionMigrated records that the case moved to another
+// definition (see Migrate); the events of the migration follow it.
+type CaseDefinitionMigrated struct {
+	CaseInstanceID       string `json:"caseInstanceId"`
+	CaseName             string `json:"caseName"`
+	DefinitionID         string `json:"definitionId"`
+	PreviousCaseName     string `json:"previousCaseName"`
+	PreviousDefinitionID string `json:"previousDefinitionId"`
+}
+
+// PlanItemMigrated records a plan item that kept its state across a
+// migration, as it is now: its new definition id, name and stage, and its
+// rules evaluated on the new definition.
+type PlanItemMigrated struct {
+	CaseInstanceID       string     `json:"caseInstanceId"`
+	PlanItemID           string     `json:"planItemId"`
+	DefinitionID         string     `json:"definitionId"`
+	Name                 string     `json:"name"`
+	Type                 string     `json:"type"`
+	StageID              string     `json:"stageId"`
+	Index                int        `json:"index"`
+	CurrentState         State      `json:"currentState"`
+	HistoryState         State      `json:"historyState"`
+	Transition           Transition `json:"transition"`
+	Required             bool       `json:"required"`
+	Repeating            bool       `json:"repeating"`
+	PreviousDefinitionID string     `json:"previousDefinitionId"`
+	PreviousName         string     `json:"previousName"`
+	PreviousStageID      string     `json:"previousStageId"`
+}
+
+// HumanTaskMigrated records a human task's workflow carried across a
+// migration: its name and performer role as the new definition says.
+type HumanTaskMigrated struct {
+	TaskID   string    `json:"taskId"`
+	TaskName string    `json:"taskName"`
+	Role     string    `json:"role"`
+	State    TaskState `json:"taskState"`
+}
+
+// CaseTeamSet records a replaced case team.
+type CaseTeamSet struct {
+	Team Team `json:"team"`
+}
+
+// CaseRolesDropped records case roles a migration took from the team
+// because the new definition no longer declares them.
+type CaseRolesDropped struct {
+	CaseInstanceID string   `json:"caseInstanceId"`
+	Roles          []string `json:"roles"`
+}
+
+// CaseFileItemDropped records that a migration removed a case file item,
+// with every instance and value of it, because the new definition no
+// longer declares it. Path is its definition path.
+type CaseFileItemDropped struct {
+	CaseInstanceID string `json:"caseInstanceId"`
+	Path           string `json:"path"`
+}
+
 // eventTypes creates an empty payload by event type, for DecodeEvent.
 var eventTypes = map[string]func() any{
 	"CaseDefinitionApplied":    func() any { return new(CaseDefinitionApplied) },
@@ -239,6 +299,12 @@ var eventTypes = map[string]func() any{
 	"TimerSet":                 func() any { return new(TimerSet) },
 	"CaseTeamMemberSet":        func() any { return new(CaseTeamMemberSet) },
 	"CaseModified":             func() any { return new(CaseModified) },
+	"CaseDefinitionMigrated":   func() any { return new(CaseDefinitionMigrated) },
+	"PlanItemMigrated":         func() any { return new(PlanItemMigrated) },
+	"HumanTaskMigrated":        func() any { return new(HumanTaskMigrated) },
+	"CaseTeamSet":              func() any { return new(CaseTeamSet) },
+	"CaseRolesDropped":         func() any { return new(CaseRolesDropped) },
+	"CaseFileItemDropped":      func() any { return new(CaseFileItemDropped) },
 }
 
 // DecodeEvent turns a stored event back into an Event whose Payload is the
@@ -312,6 +378,18 @@ func derefPayload(p any) any {
 		return *x
 	case *CaseModified:
 		return *x
+	case *CaseDefinitionMigrated:
+		return *x
+	case *PlanItemMigrated:
+		return *x
+	case *HumanTaskMigrated:
+		return *x
+	case *CaseTeamSet:
+		return *x
+	case *CaseRolesDropped:
+		return *x
+	case *CaseFileItemDropped:
+		return *x
 	}
 	return p
 }
@@ -361,6 +439,18 @@ func eventName(p any) string {
 		return "CaseTeamMemberSet"
 	case CaseModified:
 		return "CaseModified"
+	case CaseDefinitionMigrated:
+		return "CaseDefinitionMigrated"
+	case PlanItemMigrated:
+		return "PlanItemMigrated"
+	case HumanTaskMigrated:
+		return "HumanTaskMigrated"
+	case CaseTeamSet:
+		return "CaseTeamSet"
+	case CaseRolesDropped:
+		return "CaseRolesDropped"
+	case CaseFileItemDropped:
+		return "CaseFileItemDropped"
 	}
 	return fmt.Sprintf("%T", p)
 }

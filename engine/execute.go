@@ -28,6 +28,8 @@ type run struct {
 	env   Env
 
 	events []Event
+	// effects is the work the command asks of other cases; see Effect.
+	effects []Effect
 	// stack holds pending actions, the next one last; fresh collects the
 	// actions caused by the one being processed, in order.
 	stack []action
@@ -136,17 +138,34 @@ func (r *run) index(p *PlanItem) {
 func (r *run) item(id string) *PlanItem { return r.byID[id] }
 
 // Execute runs cmd on c, changing c in place, and returns the events it
-// produced, the last of which is CaseModified. On error c may be half
+// produced, the last of which is CaseModified. It drops the effects the
+// command has on other cases (see ExecuteWithEffects), so it is only for
+// callers that look at one case alone, like tests of a model without case
+// tasks. On error c may be half
 // changed and must be discarded; the error is an *Error whose Kind says
 // why (ErrNoEffect for a transition or a workflow command that changed
 // nothing: claiming one's own task, revoking an unassigned one). The id
 // of a planned discretionary item is PlannedItemID(events).
 func Execute(def *cmmn.Case, c *Case, cmd Command, actor Actor, env Env) ([]Event, error) {
+	out, err := ExecuteWithEffects(def, c, cmd, actor, env)
+	return out.Events, err
+}
+
+// Outcome is what a command produced: the events of the case it ran on,
+// and the effects it asks for on other cases.
+type Outcome struct {
+	Events  []Event
+	Effects []Effect
+}
+
+// ExecuteWithEffects is Execute that also returns the command's effects;
+// the caller applies them (see Effect) in the same transaction.
+func ExecuteWithEffects(def *cmmn.Case, c *Case, cmd Command, actor Actor, env Env) (Outcome, error) {
 	if def == nil || c == nil || len(c.PlanItems) == 0 || c.PlanItems[0] == nil || c.PlanItems[0].StageID != "" {
-		return nil, errorf(ErrInvalid, "The case has no definition or no case plan")
+		return Outcome{}, errorf(ErrInvalid, "The case has no definition or no case plan")
 	}
 	if slices.Contains(c.PlanItems, nil) {
-		return nil, errorf(ErrInvalid, "The state of case %s is damaged: it has an empty plan item", c.ID)
+		return Outcome{}, errorf(ErrInvalid, "The state of case %s is damaged: it has an empty plan item", c.ID)
 	}
 	if c.File == nil {
 		c.File = map[string]any{}
@@ -174,6 +193,10 @@ func Execute(def *cmmn.Case, c *Case, cmd Command, actor Actor, env Env) ([]Even
 		err = r.saveTaskOutput(cmd)
 	case PlanDiscretionaryItem:
 		err = r.planDiscretionaryItem(cmd)
+	case SubCaseChanged:
+		err = r.subCaseChanged(cmd)
+	case CaseTaskChanged:
+		err = r.caseTaskChanged(cmd)
 	default:
 		err = errorf(ErrInvalid, "The engine does not know the command %T", cmd)
 	}
@@ -181,10 +204,10 @@ func Execute(def *cmmn.Case, c *Case, cmd Command, actor Actor, env Env) ([]Even
 		err = r.drain()
 	}
 	if err != nil {
-		return nil, err
+		return Outcome{}, err
 	}
 	r.finish()
-	return r.events, nil
+	return Outcome{Events: r.events, Effects: r.effects}, nil
 }
 
 // emit appends an event and returns its sequence number.

@@ -186,7 +186,7 @@ func cloneMember(m Member) Member {
 // taskInput maps the task's input parameters, read from their bound case
 // file items, through the workflow's input mappings. A task without
 // mappings passes its parameters by their own names.
-func (r *run) taskInput(p *PlanItem, h *cmmn.HumanTask) map[string]any {
+func (r *run) taskInput(p *PlanItem, h mappedTask) map[string]any {
 	input := map[string]any{}
 	values := map[*cmmn.Parameter]any{}
 	for _, param := range h.Inputs() {
@@ -331,7 +331,7 @@ func (r *run) checkOutput(p *PlanItem, h *cmmn.HumanTask, output map[string]any)
 //
 // raw is the output as sent: values that reach a parameter unchanged are
 // type-checked in that form, where numbers still tell 5 from 5.0.
-func (r *run) taskOutput(p *PlanItem, h *cmmn.HumanTask, out, raw map[string]any) (map[*cmmn.Parameter]any, []string) {
+func (r *run) taskOutput(p *PlanItem, h mappedTask, out, raw map[string]any) (map[*cmmn.Parameter]any, []string) {
 	values := map[*cmmn.Parameter]any{}
 	sent := map[*cmmn.Parameter]any{}
 	mapped := map[*cmmn.Parameter]bool{}

@@ -29,6 +29,14 @@ func (r *run) transition(p *PlanItem, t Transition, crit string) (bool, error) {
 		}
 	}
 	r.enqueue(action{kind: itemNotice, seq: seq, item: p, t: t, crit: crit})
+	switch {
+	case p.Type == string(cmmn.TypeCaseTask):
+		if err := r.caseTaskTransition(p, from); err != nil {
+			return false, err
+		}
+	case p.Type == string(cmmn.TypeCasePlan) && r.c.ParentID != "":
+		r.reportToParent(p, from)
+	}
 	return true, nil
 }
 

@@ -14,18 +14,27 @@ import (
 //
 // An input the case does not define, or a value that does not fit the
 // case file item it binds to, fails with ErrInvalid.
+//
+// Start drops the effects of the start on other cases (sub cases its case
+// tasks start); service calls StartWithEffects.
 func Start(def *cmmn.Case, cmd StartCase, actor Actor, env Env) (*Case, []Event, error) {
+	c, out, err := StartWithEffects(def, cmd, actor, env)
+	return c, out.Events, err
+}
+
+// StartWithEffects is Start that also returns the effects on other cases.
+func StartWithEffects(def *cmmn.Case, cmd StartCase, actor Actor, env Env) (*Case, Outcome, error) {
 	if def == nil || def.Plan() == nil {
-		return nil, nil, errorf(ErrInvalid, "The case definition is missing")
+		return nil, Outcome{}, errorf(ErrInvalid, "The case definition is missing")
 	}
 	if cmd.ID == "" {
 		// The case plan item takes the case's id, and "" marks the case
 		// plan as having no stage around it.
-		return nil, nil, errorf(ErrInvalid, "A case needs an id")
+		return nil, Outcome{}, errorf(ErrInvalid, "A case needs an id")
 	}
 	c := &Case{
 		ID: cmd.ID, Tenant: cmd.Tenant, Name: def.Name(), DefinitionID: def.ID(),
-		ParentID: cmd.ParentID, RootID: cmd.RootID, Debug: cmd.Debug,
+		ParentID: cmd.ParentID, RootID: cmd.RootID, Depth: cmd.Depth, Debug: cmd.Debug,
 		CreatedOn: env.Now, CreatedBy: actor.UserID, LastModified: env.Now, ModifiedBy: actor.UserID,
 		File: map[string]any{}, FileStates: map[string]State{}, Team: cloneTeam(cmd.Team),
 	}
@@ -36,16 +45,16 @@ func Start(def *cmmn.Case, cmd StartCase, actor Actor, env Env) (*Case, []Event,
 	r.emit(CaseDefinitionApplied{CaseInstanceID: c.ID, Tenant: c.Tenant, CaseName: c.Name, DefinitionID: c.DefinitionID,
 		ParentCaseID: c.ParentID, RootCaseID: c.RootID, CreatedOn: c.CreatedOn, CreatedBy: c.CreatedBy})
 	if err := r.bindInputs(cmd.Inputs); err != nil {
-		return nil, nil, err
+		return nil, Outcome{}, err
 	}
 	if _, err := r.createItem(def.Plan(), nil, 0); err != nil {
-		return nil, nil, err
+		return nil, Outcome{}, err
 	}
 	if err := r.drain(); err != nil {
-		return nil, nil, err
+		return nil, Outcome{}, err
 	}
 	r.finish()
-	return c, r.events, nil
+	return c, Outcome{Events: r.events, Effects: r.effects}, nil
 }
 
 // bindInputs checks the case input parameters and writes those bound to a
@@ -109,19 +118,8 @@ func cloneTeam(t Team) Team {
 // list), null when the item is empty or the parameter has no binding. A
 // parent case maps them back when its case task completes.
 func CaseOutput(def *cmmn.Case, c *Case) map[string]any {
-	out := map[string]any{}
 	if def == nil || c == nil {
-		return out
+		return map[string]any{}
 	}
-	r := newRun(def, c, Actor{}, Env{Now: c.LastModified})
-	for _, p := range def.Outputs() {
-		var v any
-		if f := p.Binding(); f != nil {
-			if s, ok, err := r.bindingSlot(f, false); err == nil && ok {
-				v = canonical(s.get())
-			}
-		}
-		out[p.Name()] = v
-	}
-	return out
+	return newRun(def, c, Actor{}, Env{Now: c.LastModified}).caseOutput()
 }

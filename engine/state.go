@@ -74,7 +74,10 @@ type Case struct {
 	DefinitionID string `json:"definitionId"`
 	ParentID     string `json:"parentId,omitempty"`
 	RootID       string `json:"rootId"`
-	Debug        bool   `json:"debug,omitempty"`
+	// Depth is the number of cases above this one (0 at the top); it
+	// bounds how deep case tasks may nest.
+	Depth int  `json:"depth,omitempty"`
+	Debug bool `json:"debug,omitempty"`
 
 	CreatedOn    time.Time `json:"createdOn"`
 	CreatedBy    string    `json:"createdBy"`
@@ -156,6 +159,10 @@ type PlanItem struct {
 	TimerDue *time.Time `json:"timerDue,omitempty"`
 	// Task is the workflow of a human task, set once it became Active.
 	Task *HumanTask `json:"task,omitempty"`
+	// SubCaseID is the id of the case a case task started ("" before it
+	// started one); it is the plan item's own id, as in the reference
+	// engine.
+	SubCaseID string `json:"subCaseId,omitempty"`
 }
 
 // HumanTask is the workflow state of a human task plan item.

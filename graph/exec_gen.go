@@ -64,10 +64,14 @@ type ComplexityRoot struct {
 		LastModified       func(childComplexity int) int
 		ModifiedBy         func(childComplexity int) int
 		Name               func(childComplexity int) int
+		Output             func(childComplexity int) int
+		Parent             func(childComplexity int) int
 		ParentCaseID       func(childComplexity int) int
 		PlanItems          func(childComplexity int) int
+		Root               func(childComplexity int) int
 		RootCaseID         func(childComplexity int) int
 		State              func(childComplexity int) int
+		SubCases           func(childComplexity int) int
 		Tasks              func(childComplexity int) int
 		Team               func(childComplexity int) int
 		Tenant             func(childComplexity int) int
@@ -182,6 +186,7 @@ type ComplexityRoot struct {
 		DisableTenant            func(childComplexity int, name string) int
 		EnableTenant             func(childComplexity int, name string) int
 		MakePlanItemTransition   func(childComplexity int, caseID string, planItem string, transition model.Transition) int
+		MigrateCaseDefinition    func(childComplexity int, caseID string, definition string, team []*model.CaseTeamMemberInput) int
 		PlanDiscretionaryItem    func(childComplexity int, caseID string, parentID string, definitionID string, name *string, planItemID *string) int
 		RaiseUserEvent           func(childComplexity int, caseID string, event string) int
 		RemoveCaseTeamMember     func(childComplexity int, caseID string, memberID string, memberType *model.MemberType) int
@@ -221,6 +226,7 @@ type ComplexityRoot struct {
 		Name          func(childComplexity int) int
 		Stage         func(childComplexity int) int
 		State         func(childComplexity int) int
+		SubCase       func(childComplexity int) int
 		Transition    func(childComplexity int) int
 		Type          func(childComplexity int) int
 	}
@@ -339,6 +345,10 @@ type CaseResolver interface {
 	Team(ctx context.Context, obj *model.Case) (*model.CaseTeam, error)
 	Tasks(ctx context.Context, obj *model.Case) ([]*model.Task, error)
 	DiscretionaryItems(ctx context.Context, obj *model.Case) ([]*model.DiscretionaryItem, error)
+	Parent(ctx context.Context, obj *model.Case) (*model.Case, error)
+	Root(ctx context.Context, obj *model.Case) (*model.Case, error)
+	SubCases(ctx context.Context, obj *model.Case) ([]*model.Case, error)
+	Output(ctx context.Context, obj *model.Case) (any, error)
 }
 type DiscretionaryItemResolver interface {
 	Parent(ctx context.Context, obj *model.DiscretionaryItem) (*model.PlanItem, error)
@@ -360,6 +370,7 @@ type MutationResolver interface {
 	UpdateCaseFileItem(ctx context.Context, caseID string, path string, value any) (*model.Case, error)
 	ReplaceCaseFileItem(ctx context.Context, caseID string, path string, value any) (*model.Case, error)
 	DeleteCaseFileItem(ctx context.Context, caseID string, path string) (*model.Case, error)
+	MigrateCaseDefinition(ctx context.Context, caseID string, definition string, team []*model.CaseTeamMemberInput) (*model.Case, error)
 	CreateConsentGroup(ctx context.Context, tenant string, input model.CreateConsentGroupInput) (*model.ConsentGroup, error)
 	ReplaceConsentGroup(ctx context.Context, id string, members []*model.ConsentGroupMemberInput) (*model.ConsentGroup, error)
 	SetConsentGroupMember(ctx context.Context, id string, member model.ConsentGroupMemberInput) (*model.ConsentGroup, error)
@@ -383,6 +394,7 @@ type PlanItemResolver interface {
 	Stage(ctx context.Context, obj *model.PlanItem) (*model.PlanItem, error)
 	Children(ctx context.Context, obj *model.PlanItem) ([]*model.PlanItem, error)
 	Documentation(ctx context.Context, obj *model.PlanItem) (*string, error)
+	SubCase(ctx context.Context, obj *model.PlanItem) (*model.Case, error)
 }
 type PlatformResolver interface {
 	Version(ctx context.Context, obj *model.Platform) (*model.Version, error)
@@ -522,6 +534,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Case.Name(childComplexity), true
+	case "Case.output":
+		if e.ComplexityRoot.Case.Output == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Case.Output(childComplexity), true
+	case "Case.parent":
+		if e.ComplexityRoot.Case.Parent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Case.Parent(childComplexity), true
 	case "Case.parentCaseId":
 		if e.ComplexityRoot.Case.ParentCaseID == nil {
 			break
@@ -534,6 +558,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Case.PlanItems(childComplexity), true
+	case "Case.root":
+		if e.ComplexityRoot.Case.Root == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Case.Root(childComplexity), true
 	case "Case.rootCaseId":
 		if e.ComplexityRoot.Case.RootCaseID == nil {
 			break
@@ -546,6 +576,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Case.State(childComplexity), true
+	case "Case.subCases":
+		if e.ComplexityRoot.Case.SubCases == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Case.SubCases(childComplexity), true
 	case "Case.tasks":
 		if e.ComplexityRoot.Case.Tasks == nil {
 			break
@@ -1035,6 +1071,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.MakePlanItemTransition(childComplexity, args["caseId"].(string), args["planItem"].(string), args["transition"].(model.Transition)), true
+	case "Mutation.migrateCaseDefinition":
+		if e.ComplexityRoot.Mutation.MigrateCaseDefinition == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_migrateCaseDefinition_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MigrateCaseDefinition(childComplexity, args["caseId"].(string), args["definition"].(string), args["team"].([]*model.CaseTeamMemberInput)), true
 	case "Mutation.planDiscretionaryItem":
 		if e.ComplexityRoot.Mutation.PlanDiscretionaryItem == nil {
 			break
@@ -1320,6 +1367,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PlanItem.State(childComplexity), true
+	case "PlanItem.subCase":
+		if e.ComplexityRoot.PlanItem.SubCase == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlanItem.SubCase(childComplexity), true
 	case "PlanItem.transition":
 		if e.ComplexityRoot.PlanItem.Transition == nil {
 			break
@@ -2121,6 +2174,14 @@ func (ec *executionContext) childFields_Case(ctx context.Context, field graphql.
 		return ec.fieldContext_Case_tasks(ctx, field)
 	case "discretionaryItems":
 		return ec.fieldContext_Case_discretionaryItems(ctx, field)
+	case "parent":
+		return ec.fieldContext_Case_parent(ctx, field)
+	case "root":
+		return ec.fieldContext_Case_root(ctx, field)
+	case "subCases":
+		return ec.fieldContext_Case_subCases(ctx, field)
+	case "output":
+		return ec.fieldContext_Case_output(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Case", field.Name)
 }
@@ -2361,6 +2422,8 @@ func (ec *executionContext) childFields_PlanItem(ctx context.Context, field grap
 		return ec.fieldContext_PlanItem_children(ctx, field)
 	case "documentation":
 		return ec.fieldContext_PlanItem_documentation(ctx, field)
+	case "subCase":
+		return ec.fieldContext_PlanItem_subCase(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PlanItem", field.Name)
 }
@@ -2904,6 +2967,36 @@ func (ec *executionContext) field_Mutation_makePlanItemTransition_args(ctx conte
 		return nil, err
 	}
 	args["transition"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_migrateCaseDefinition_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "caseId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["caseId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "definition",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["definition"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "team",
+		func(ctx context.Context, v any) ([]*model.CaseTeamMemberInput, error) {
+			return ec.unmarshalOCaseTeamMemberInput2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseTeamMemberInputᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["team"] = arg2
 	return args, nil
 }
 
@@ -4153,6 +4246,125 @@ func (ec *executionContext) fieldContext_Case_discretionaryItems(_ context.Conte
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Case_parent(ctx context.Context, field graphql.CollectedField, obj *model.Case) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Case_parent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Case().Parent(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Case) graphql.Marshaler {
+			return ec.marshalOCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Case_parent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Case",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Case_root(ctx context.Context, field graphql.CollectedField, obj *model.Case) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Case_root(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Case().Root(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Case) graphql.Marshaler {
+			return ec.marshalOCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Case_root(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Case",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Case_subCases(ctx context.Context, field graphql.CollectedField, obj *model.Case) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Case_subCases(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Case().SubCases(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Case_subCases(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Case",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Case_output(ctx context.Context, field graphql.CollectedField, obj *model.Case) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Case_output(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Case().Output(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalOJSON2interface(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Case_output(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Case", field, true, true, "JSON")
 }
 
 func (ec *executionContext) _CaseConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.CaseConnection) (ret graphql.Marshaler) {
@@ -6086,6 +6298,50 @@ func (ec *executionContext) fieldContext_Mutation_deleteCaseFileItem(ctx context
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_migrateCaseDefinition(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_migrateCaseDefinition(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MigrateCaseDefinition(ctx, fc.Args["caseId"].(string), fc.Args["definition"].(string), fc.Args["team"].([]*model.CaseTeamMemberInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_migrateCaseDefinition(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_migrateCaseDefinition_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createConsentGroup(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7247,6 +7503,38 @@ func (ec *executionContext) _PlanItem_documentation(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_PlanItem_documentation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PlanItem", field, true, true, "String")
+}
+
+func (ec *executionContext) _PlanItem_subCase(ctx context.Context, field graphql.CollectedField, obj *model.PlanItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlanItem_subCase(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.PlanItem().SubCase(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Case) graphql.Marshaler {
+			return ec.marshalOCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PlanItem_subCase(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PlanItem",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Platform_version(ctx context.Context, field graphql.CollectedField, obj *model.Platform) (ret graphql.Marshaler) {
@@ -11095,6 +11383,30 @@ func (ec *executionContext) _Case(ctx context.Context, sel ast.SelectionSet, obj
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Case_discretionaryItems(ctx, field, obj)
 				})
+		case "parent":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Case_parent(ctx, field, obj)
+				})
+		case "root":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Case_root(ctx, field, obj)
+				})
+		case "subCases":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Case_subCases(ctx, field, obj)
+				})
+		case "output":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Case_output(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -11886,6 +12198,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "migrateCaseDefinition":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_migrateCaseDefinition(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "createConsentGroup":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createConsentGroup(ctx, field)
@@ -12147,6 +12466,12 @@ func (ec *executionContext) _PlanItem(ctx context.Context, sel ast.SelectionSet,
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._PlanItem_documentation(ctx, field, obj)
+				})
+		case "subCase":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._PlanItem_subCase(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -13248,6 +13573,22 @@ func (ec *executionContext) marshalNBusinessIdentifier2ᚖgithubᚗcomᚋcasegra
 		return graphql.Null
 	}
 	return ec._BusinessIdentifier(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCase2ᚕᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Case) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx context.Context, sel ast.SelectionSet, v *model.Case) graphql.Marshaler {

@@ -58,6 +58,8 @@ type PlanItem struct {
 	IsRepeating  bool           `json:"isRepeating"`
 	LastModified time.Time      `json:"lastModified"`
 	ModifiedBy   string         `json:"modifiedBy"`
+	// SubCaseID is the case a case task started; "" for none.
+	SubCaseID string `json:"-"`
 }
 
 // Member is a membership of a case team. Its tenant account resolves

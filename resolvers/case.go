@@ -34,7 +34,7 @@ func toCase(v service.CaseView) *model.Case {
 func toPlanItem(caseID string, p *service.PlanItem) *model.PlanItem {
 	out := &model.PlanItem{ID: p.ID, CaseID: caseID, StageID: p.StageID, DefinitionID: p.DefinitionID, Name: p.Name, Type: model.PlanItemType(p.Type),
 		Index: p.Index, State: model.PlanItemState(p.State), Transition: model.Transition(p.LastTransition),
-		IsRequired: p.Required, IsRepeating: p.Repeating, LastModified: p.LastModified.UTC(), ModifiedBy: p.ModifiedBy}
+		IsRequired: p.Required, IsRepeating: p.Repeating, LastModified: p.LastModified.UTC(), ModifiedBy: p.ModifiedBy, SubCaseID: p.SubCaseID}
 	// Null is the engine's "no state yet": no history.
 	if h := string(p.HistoryState); h != "" && h != "Null" {
 		hs := model.PlanItemState(h)

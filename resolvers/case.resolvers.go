@@ -116,6 +116,29 @@ func (r *caseResolver) DiscretionaryItems(ctx context.Context, obj *model.Case) 
 	return out, nil
 }
 
+// Parent is the resolver for the parent field.
+func (r *caseResolver) Parent(ctx context.Context, obj *model.Case) (*model.Case, error) {
+	if obj.ParentCaseID == nil {
+		return nil, nil
+	}
+	return visibleCase(ctx, *obj.ParentCaseID)
+}
+
+// Root is the resolver for the root field.
+func (r *caseResolver) Root(ctx context.Context, obj *model.Case) (*model.Case, error) {
+	return visibleCase(ctx, obj.RootCaseID)
+}
+
+// SubCases is the resolver for the subCases field.
+func (r *caseResolver) SubCases(ctx context.Context, obj *model.Case) ([]*model.Case, error) {
+	return subCasesOf(ctx, obj.ID)
+}
+
+// Output is the resolver for the output field.
+func (r *caseResolver) Output(ctx context.Context, obj *model.Case) (any, error) {
+	return caseOutput(ctx, obj.ID)
+}
+
 // StartCase is the resolver for the startCase field.
 func (r *mutationResolver) StartCase(ctx context.Context, input model.StartCaseInput) (*model.Case, error) {
 	who, err := caller(ctx)
@@ -186,6 +209,18 @@ func (r *mutationResolver) DeleteCaseFileItem(ctx context.Context, caseID string
 	return r.changeCaseFile(ctx, caseID, service.FileDelete, path, nil)
 }
 
+// MigrateCaseDefinition is the resolver for the migrateCaseDefinition field.
+func (r *mutationResolver) MigrateCaseDefinition(ctx context.Context, caseID string, definition string, team []*model.CaseTeamMemberInput) (*model.Case, error) {
+	in := service.MigrateDefinitionInput{Definition: definition}
+	if team != nil {
+		in.Team = memberInputs(team)
+	}
+	// A new team may leave the caller out: then the case as it was answers.
+	return r.teamMutation(ctx, caseID, func(who service.Identity) (service.LastModified, error) {
+		return r.Service.MigrateCaseDefinition(ctx, who, caseID, in)
+	})
+}
+
 // Case is the resolver for the case field.
 func (r *planItemResolver) Case(ctx context.Context, obj *model.PlanItem) (*model.Case, error) {
 	v, err := loadCase(ctx, obj.CaseID)
@@ -236,6 +271,11 @@ func (r *planItemResolver) Documentation(ctx context.Context, obj *model.PlanIte
 		return nil, err
 	}
 	return &doc.Text, nil
+}
+
+// SubCase is the resolver for the subCase field.
+func (r *planItemResolver) SubCase(ctx context.Context, obj *model.PlanItem) (*model.Case, error) {
+	return visibleCase(ctx, obj.SubCaseID)
 }
 
 // Case is the resolver for the case field.
@@ -300,6 +340,9 @@ func (r *queryResolver) Cases(ctx context.Context, filter *model.CaseFilter, fir
 		return nil, err
 	}
 	if err := primeEvents(ctx, r.Service, ids, "edges", "node", "history"); err != nil {
+		return nil, err
+	}
+	if err := primeRelatives(ctx, r.Service, views[:len(conn.Edges)], "edges", "node"); err != nil {
 		return nil, err
 	}
 	return conn, nil

@@ -39,7 +39,8 @@ type Authenticator interface {
 // token reaches the resolvers anonymously (only platform version and health
 // answer it); a request with a bad token is refused with 401 and a GraphQL
 // error body; an unreachable identity provider gives 503.
-func NewHandler(svc *service.Service, authn Authenticator, logger *slog.Logger, lim Limits) http.Handler {
+// exts are added after the built-in ones (metrics, tracing).
+func NewHandler(svc *service.Service, authn Authenticator, logger *slog.Logger, lim Limits, exts ...graphql.HandlerExtension) http.Handler {
 	lim = lim.withDefaults()
 	srv := handler.New(graph.NewExecutableSchema(graph.Config{Resolvers: &Resolver{Service: svc}}))
 	srv.AddTransport(transport.Options{})
@@ -48,6 +49,9 @@ func NewHandler(svc *service.Service, authn Authenticator, logger *slog.Logger, 
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.Use(extension.Introspection{})
 	srv.Use(costLimit{lim: lim})
+	for _, e := range exts {
+		srv.Use(e)
+	}
 	srv.AroundFields(chargeHeavyFields(lim.MaxResponseBytes))
 	srv.SetErrorPresenter(errorPresenter(logger))
 	srv.SetRecoverFunc(func(ctx context.Context, p any) error {

@@ -82,6 +82,7 @@ func (a *API) Register(m *http.ServeMux) {
 	mux.Handle("GET /cases/{caseId}", a.authed(a.getCase))
 	mux.Handle("GET /cases/{caseId}/definition", a.authed(a.caseDefinition))
 	mux.Handle("PUT /cases/{caseId}/debug/{mode}", a.authed(a.setDebug))
+	mux.Handle("POST /cases/{caseId}/migrate-definition", a.authed(a.migrateDefinition))
 	mux.Handle("GET /cases/{caseId}/planitems", a.authed(a.planItems))
 	mux.Handle("GET /cases/{caseId}/planitems/{planItemId}", a.authed(a.planItem))
 	mux.Handle("POST /cases/{caseId}/planitems/{planItem}/{transition}", a.authed(a.makeTransition))

@@ -158,6 +158,14 @@ var operations = func() map[string]operation {
 	add("GET /cases/{caseId}", operation{summary: "A case with its plan items, team and case file", response: caseDetail(), errors: []int{404}})
 	add("GET /cases/{caseId}/definition", operation{summary: "The XML of the definition the case runs on", response: str("CMMN XML"), respType: "text/xml", errors: []int{404}})
 	add("PUT /cases/{caseId}/debug/{mode}", operation{summary: "Switch debug mode of a case", response: emptyObject(), header: "Case-Last-Modified", errors: []int{400, 404}})
+	add("POST /cases/{caseId}/migrate-definition", operation{summary: "Move the case onto another definition",
+		body: obj(false, "newDefinition", str("the new CMMN definitions document, or the name of a definition deployed to the case's tenant"),
+			"newTeam", ref("CaseTeamInput")),
+		description: "Any team member may migrate; a newTeam replaces the team and needs a case owner. Plan items are matched by " +
+			"definition id, then by name, and keep their state; items the new definition lacks are terminated; new items start as " +
+			"its plan says. 400 for a sub case, an unknown definition name, or an invalid document (the message, then each problem " +
+			"on its own line).",
+		response: emptyObject(), header: "Case-Last-Modified", errors: []int{400, 401, 404}})
 	add("GET /cases/{caseId}/planitems", operation{summary: "Plan items of a case", response: []planItemJSON{}, errors: []int{404}})
 	add("GET /cases/{caseId}/planitems/{planItemId}", operation{summary: "One plan item", response: planItemJSON{}, errors: []int{404}})
 	add("POST /cases/{caseId}/planitems/{planItem}/{transition}", operation{summary: "Make a transition on a plan item",
@@ -213,7 +221,9 @@ var operations = func() map[string]operation {
 		response: []taskJSON{}, errors: []int{400}})
 	add("GET /tasks/user/count", operation{summary: "Claimed and unclaimed tasks of the caller", params: []param{tenantQuery()},
 		response: obj(true, "claimed", schema{"type": "integer"}, "unclaimed", schema{"type": "integer"})})
-	add("GET /tasks/case/{caseId}", operation{summary: "Tasks of a case, with mayPerform", response: []taskJSON{}, errors: []int{404}})
+	add("GET /tasks/case/{caseId}", operation{summary: "Tasks of a case, with mayPerform",
+		params:   []param{query("includeSubCaseTasks", "true adds the tasks of its sub cases whose teams the caller is in")},
+		response: []taskJSON{}, errors: []int{404}})
 	add("GET /tasks/{taskId}", operation{summary: "One task", response: taskJSON{}, errors: []int{404}})
 	taskCommand := func(summary string, body any) operation {
 		return operation{summary: summary, body: body, status: http.StatusAccepted, response: emptyObject(),

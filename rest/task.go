@@ -78,7 +78,11 @@ func (a *API) getTask(w http.ResponseWriter, r *http.Request, who auth.Identity)
 }
 
 func (a *API) caseTasks(w http.ResponseWriter, r *http.Request, who auth.Identity) {
-	tasks, err := a.svc.CaseTasks(r.Context(), who, r.PathValue("caseId"))
+	list := a.svc.CaseTasks
+	if r.URL.Query().Get("includeSubCaseTasks") == "true" {
+		list = a.svc.CaseTreeTasks
+	}
+	tasks, err := list(r.Context(), who, r.PathValue("caseId"))
 	if err != nil {
 		a.writeError(w, r, err)
 		return

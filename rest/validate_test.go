@@ -45,6 +45,20 @@ func TestValidateMessages(t *testing.T) {
 			<caseTask id="ct" name="Again" caseRef="loop.case"/></casePlanModel></case></definitions>`,
 			[]string{"loop.case: CaseTask 'Again' leads to infinite recursion, because\n CaseTask['Again'] does not have entry criteria" +
 				"\n and Stage['Outer'] does not have entry criteria\n and Loop always starts immediately"}},
+		{"process implementations CaseGraph does not run", `<definitions xmlns="http://www.omg.org/spec/CMMN/20151109/MODEL" xmlns:cafienne="org.cafienne">
+			<case id="impl.case" name="Impl"><casePlanModel id="cp" name="Impl">
+			<planItem id="pi_a" name="A" definitionRef="pt_a"/><planItem id="pi_b" name="B" definitionRef="pt_b"/>
+			<planItem id="pi_c" name="C" definitionRef="pt_c"/>
+			<processTask id="pt_a" name="Score" processRef="p_custom"/><processTask id="pt_b" name="Bare" processRef="p_bare"/>
+			<processTask id="pt_c" name="Call" processRef="p_http"/></casePlanModel></case>
+			<process id="p_custom" name="Scorer"><extensionElements><cafienne:implementation class="com.example.Scorer"/></extensionElements></process>
+			<process id="p_bare" name="Nothing"/>
+			<process id="p_http" name="Http"><extensionElements><cafienne:implementation class="org.cafienne.processtask.implementation.http.HTTPCallDefinition"/></extensionElements></process>
+			</definitions>`,
+			[]string{
+				"impl.case: ProcessTask 'Score' runs process 'Scorer' with implementation class com.example.Scorer, which CaseGraph does not run; it runs HTTPCallDefinition, CalculationDefinition, MailDefinition and PDFReportDefinition",
+				"impl.case: ProcessTask 'Bare' runs process 'Nothing', which has no cafienne:implementation class; CaseGraph runs HTTPCallDefinition, CalculationDefinition, MailDefinition and PDFReportDefinition",
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

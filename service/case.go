@@ -132,11 +132,12 @@ func (s *Service) startCase(ctx context.Context, op string, who auth.Identity, i
 		}
 		actor, _ := actorOf(who, team, roles)
 		now := s.now()
-		c, events, err := engine.Start(def, engine.StartCase{ID: id, Tenant: tenant, Inputs: in.Inputs, Team: team, Debug: in.Debug},
+		c, started, err := engine.StartWithEffects(def, engine.StartCase{ID: id, Tenant: tenant, Inputs: in.Inputs, Team: team, Debug: in.Debug},
 			actor, engine.Env{Now: now, NewID: newPlanItemID})
 		if err != nil {
 			return engineError(op, err)
 		}
+		events := started.Events
 		rec := db.CaseRecord{ID: id, Tenant: tenant, Name: def.Name(), DefinitionName: stored.Name, DefinitionHash: stored.Hash,
 			RootCaseID: id, CreatedOn: now, CreatedBy: who.UserID}
 		if _, err := s.saveCase(ctx, tx, def, rec, c, events, who, nil); err != nil {
@@ -144,6 +145,15 @@ func (s *Service) startCase(ctx context.Context, op string, who auth.Identity, i
 				return E(op, Invalid, msgStartCaseFailure)
 			}
 			return err
+		}
+		if len(started.Effects) > 0 {
+			if err := s.settle(ctx, tx, op, who, started.Effects); err != nil {
+				return err
+			}
+			// Its sub cases may have reported back already.
+			if _, c, err = db.LoadCase(ctx, tx, id); err != nil {
+				return err
+			}
 		}
 		rec.State, rec.Failures, rec.LastModified, rec.ModifiedBy = string(c.State()), c.Failures, c.LastModified, c.ModifiedBy
 		out = CaseStarted{ID: id, Name: def.Name(), LastModified: LastModified{At: c.LastModified, ID: id}, Record: rec}
@@ -255,7 +265,9 @@ func (s *Service) memberCase(ctx context.Context, idb bun.IDB, op string, who au
 		err error
 	)
 	if tx, ok := idb.(bun.Tx); ok {
-		rec, c, err = db.LoadCaseForUpdate(ctx, tx, s.db.Flavor, id)
+		if err = s.lockTree(ctx, tx, id, false); err == nil {
+			rec, c, err = db.LoadCaseForUpdate(ctx, tx, s.db.Flavor, id)
+		}
 	} else {
 		rec, c, err = db.LoadCase(ctx, idb, id)
 	}

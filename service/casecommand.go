@@ -6,27 +6,29 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/casegraph/casegraph/auth"
+	"github.com/casegraph/casegraph/db"
 	"github.com/casegraph/casegraph/engine"
 	"github.com/casegraph/casegraph/engine/cmmn"
 )
 
 // caseCommand runs one engine command on a case for a team member.
 func (s *Service) caseCommand(ctx context.Context, op string, who auth.Identity, id string, cmd engine.Command) (LastModified, error) {
-	return s.caseChange(ctx, op, who, id, func(_ bun.Tx, ca caseAccess, def *cmmn.Case, who auth.Identity) ([]engine.Event, error) {
-		events, err := engine.Execute(def, ca.c, cmd, ca.actor, engine.Env{Now: s.now(), NewID: newPlanItemID})
+	return s.caseChange(ctx, op, who, id, func(_ bun.Tx, ca caseAccess, def *cmmn.Case, who auth.Identity) (engine.Outcome, error) {
+		out, err := engine.ExecuteWithEffects(def, ca.c, cmd, ca.actor, engine.Env{Now: s.now(), NewID: newPlanItemID})
 		if err != nil {
-			return nil, engineError(op, err)
+			return engine.Outcome{}, engineError(op, err)
 		}
-		return events, nil
+		return out, nil
 	})
 }
 
 // caseChange is the path of every change of a case a caller makes: in one
 // transaction, retried when another command on the case won the race, it
 // loads the case for update (team members only), lets change edit its
-// state and return the events that say so, and saves both.
+// state and return the events that say so, saves both, and applies the
+// change's effects (sub cases) in the same transaction.
 func (s *Service) caseChange(ctx context.Context, op string, who auth.Identity, id string,
-	change func(tx bun.Tx, ca caseAccess, def *cmmn.Case, who auth.Identity) ([]engine.Event, error)) (LastModified, error) {
+	change func(tx bun.Tx, ca caseAccess, def *cmmn.Case, who auth.Identity) (engine.Outcome, error)) (LastModified, error) {
 	who = s.commandIdentity(who)
 	var lm LastModified
 	err := s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
@@ -42,14 +44,26 @@ func (s *Service) caseChange(ctx context.Context, op string, who auth.Identity, 
 		if err != nil {
 			return err
 		}
-		events, err := change(tx, ca, def, who)
+		out, err := change(tx, ca, def, who)
 		if err != nil {
 			return err
 		}
-		if _, err := s.saveCase(ctx, tx, def, ca.rec, ca.c, events, who, before); err != nil {
+		if _, err := s.saveCase(ctx, tx, def, ca.rec, ca.c, out.Events, who, before); err != nil {
 			return err
 		}
 		lm = LastModified{At: ca.c.LastModified, ID: id}
+		if len(out.Effects) == 0 {
+			return nil
+		}
+		if err := s.settle(ctx, tx, op, who, out.Effects); err != nil {
+			return err
+		}
+		// A sub case may have reported back and changed the case again.
+		_, c, err := db.LoadCase(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		lm.At = c.LastModified
 		return nil
 	})
 	return lm, err

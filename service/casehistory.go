@@ -71,7 +71,7 @@ func (s *Service) PlanItemHistory(ctx context.Context, who auth.Identity, caseID
 	byItem := map[string][]PlanItemHistoryRecord{}
 	for _, e := range events {
 		switch e.Type {
-		case "PlanItemCreated", "PlanItemTransitioned", "RepetitionRuleEvaluated", "RequiredRuleEvaluated":
+		case "PlanItemCreated", "PlanItemTransitioned", "RepetitionRuleEvaluated", "RequiredRuleEvaluated", "PlanItemMigrated":
 		default:
 			continue
 		}
@@ -106,7 +106,7 @@ func (s *Service) PlanItemHistory(ctx context.Context, who auth.Identity, caseID
 			rec = rows[len(rows)-1]
 		}
 		rec.PlanItemID, rec.Name, rec.CaseID, rec.Type = p.PlanItemID, p.Name, caseID, p.Type
-		if e.Type == "PlanItemCreated" || e.Type == "PlanItemTransitioned" {
+		if e.Type == "PlanItemCreated" || e.Type == "PlanItemTransitioned" || e.Type == "PlanItemMigrated" {
 			rec.StageID, rec.CurrentState, rec.HistoryState, rec.Transition = p.StageID, p.CurrentState, p.HistoryState, p.Transition
 		}
 		if p.Index != nil {

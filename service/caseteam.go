@@ -203,13 +203,13 @@ func (s *Service) teamCommand(ctx context.Context, op string, who auth.Identity,
 // ownersOnly limits it to case owners; it is always limited to members.
 func (s *Service) stateCommand(ctx context.Context, op string, who auth.Identity, caseID string, ownersOnly bool,
 	change func(ca caseAccess, def teamDefinition) (eventType string, payload any, err error)) (LastModified, error) {
-	return s.caseChange(ctx, op, who, caseID, func(tx bun.Tx, ca caseAccess, def *cmmn.Case, who auth.Identity) ([]engine.Event, error) {
+	return s.caseChange(ctx, op, who, caseID, func(tx bun.Tx, ca caseAccess, def *cmmn.Case, who auth.Identity) (engine.Outcome, error) {
 		if ownersOnly && !ca.actor.IsOwner {
-			return nil, E(op, NotAllowed, msgOnlyOwners)
+			return engine.Outcome{}, E(op, NotAllowed, msgOnlyOwners)
 		}
 		eventType, payload, err := change(ca, teamDefinition{c: def, tx: tx})
 		if err != nil {
-			return nil, err
+			return engine.Outcome{}, err
 		}
 		now := s.now()
 		ca.c.LastModified, ca.c.ModifiedBy = now, who.UserID
@@ -219,7 +219,7 @@ func (s *Service) stateCommand(ctx context.Context, op string, who auth.Identity
 				LastModified: now, ModifiedBy: who.UserID}},
 		}
 		ca.c.Sequence += int64(len(events))
-		return events, nil
+		return engine.Outcome{Events: events}, nil
 	})
 }
 

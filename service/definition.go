@@ -50,8 +50,11 @@ func (s *Service) ValidateDefinition(xml []byte) []string {
 	if len(xml) > MaxDefinitionSize {
 		return []string{"The definition is larger than 10 MiB"}
 	}
-	_, err := s.definitions.parse(xml)
-	return problemsOf(err)
+	defs, err := s.definitions.parse(xml)
+	if err != nil {
+		return problemsOf(err)
+	}
+	return unrunnableProcessTasks(defs)
 }
 
 func problemsOf(err error) []string {
@@ -156,9 +159,13 @@ func (s *Service) DeployDefinition(ctx context.Context, who auth.Identity, tenan
 		return Definition{}, Ef(op, Invalid, "Cannot deploy %s: the definition is larger than 10 MiB", fileName)
 	}
 	parsed, err := s.definitions.parse(xml)
-	if err != nil {
+	problems := problemsOf(err)
+	if err == nil {
+		problems = unrunnableProcessTasks(parsed)
+	}
+	if len(problems) > 0 {
 		return Definition{}, &InvalidDefinitionError{Err: &Error{Op: op, Kind: Invalid,
-			Msg: "Cannot deploy " + fileName + ": definition is invalid."}, Problems: problemsOf(err)}
+			Msg: "Cannot deploy " + fileName + ": definition is invalid."}, Problems: problems}
 	}
 	hash := hashOf(xml)
 	s.definitions.put(hash, parsed)

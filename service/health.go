@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/casegraph/casegraph/auth"
@@ -201,4 +202,25 @@ func (s *Service) storagePoint() MeasurePoint {
 	f.Close()
 	os.Remove(f.Name())
 	return MeasurePoint{Name: "storage-service", OK: true, Description: "archive directory writable"}
+}
+
+// Readiness says why this process should not take traffic now, or nil:
+// the database does not answer, or lacks migrations this build needs
+// (another replica may still be migrating). Unlike Ready it leaves the
+// identity providers out: a load balancer moving traffic away would not
+// bring them back.
+func (s *Service) Readiness(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := s.db.PingContext(ctx); err != nil {
+		return fmt.Errorf("database unreachable: %w", err)
+	}
+	pending, err := s.db.PendingMigrations(ctx)
+	if err != nil {
+		return err
+	}
+	if len(pending) > 0 {
+		return fmt.Errorf("database lacks %d migrations: %s", len(pending), strings.Join(pending, ", "))
+	}
+	return nil
 }

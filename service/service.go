@@ -62,6 +62,9 @@ type Config struct {
 	// moment it was due and the moment it fired: a signal for tests and
 	// monitoring.
 	TimerFired func(t db.DueTimer, firedAt time.Time)
+	// Observer, when set, watches every command and timer firing (metrics,
+	// traces).
+	Observer Observer
 }
 
 // Service runs CaseGraph's commands and queries.
@@ -81,6 +84,7 @@ type Service struct {
 	httpClient     *http.Client
 	limits         Limits
 	timerFired     func(db.DueTimer, time.Time)
+	observer       Observer
 	// timerWake tells RunTimers that a command of this process stored a
 	// timer, which may be due before the one it waits for. It only saves
 	// waiting: which timers are due is always read from the database.
@@ -109,6 +113,7 @@ func New(d *db.DB, cfg Config) *Service {
 		httpClient:     cfg.HTTPClient,
 		limits:         cfg.Limits.withDefaults(),
 		timerFired:     cfg.TimerFired,
+		observer:       cfg.Observer,
 		timerWake:      make(chan struct{}, 1),
 	}
 	if s.httpClient == nil {
@@ -148,12 +153,21 @@ const maxAttempts = 5
 // fails with db.ErrStaleVersion, another command won the race: the whole
 // command runs again on fresh data, a bounded number of times. Errors come
 // back classified.
-func (s *Service) command(ctx context.Context, op string, fn func(ctx context.Context, tx bun.Tx) error) error {
-	var err error
+func (s *Service) command(ctx context.Context, op string, fn func(ctx context.Context, tx bun.Tx) error) (err error) {
+	retries := 0
+	if s.observer != nil {
+		start := time.Now()
+		var done func(CommandDone)
+		ctx, done = s.observer.CommandStarted(ctx, commandKind(op))
+		defer func() {
+			done(CommandDone{Duration: time.Since(start), Retries: retries, Outcome: Outcome(err), Err: err})
+		}()
+	}
 	timers := new(bool)
 	ctx = context.WithValue(ctx, timersSetKey{}, timers)
 	ctx = context.WithValue(ctx, commandIDKey{}, newUUID())
 	for attempt := 0; attempt < maxAttempts; attempt++ {
+		retries = attempt
 		*timers = false
 		err = s.db.InTx(ctx, fn)
 		if err == nil && *timers {

@@ -24,6 +24,12 @@ func (s *Service) FireDueTimers(ctx context.Context) (int, error) {
 	const op = "service.FireDueTimers"
 	fired := 0
 	for {
+		// A plain read first: the claim is a locking transaction, and a
+		// command (with its metrics and span) for each idle look would
+		// drown the timers that do fire.
+		if due, ok, err := db.NextTimerDue(ctx, s.db); err != nil || !ok || due.After(s.now()) {
+			return fired, wrap(op, err)
+		}
 		var claimed *db.DueTimer
 		err := s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
 			claimed = nil
@@ -49,8 +55,14 @@ func (s *Service) FireDueTimers(ctx context.Context) (int, error) {
 			}
 		default:
 			fired++
-			if s.timerFired != nil {
-				s.timerFired(*claimed, s.now())
+			if s.timerFired != nil || s.observer != nil {
+				now := s.now()
+				if s.timerFired != nil {
+					s.timerFired(*claimed, now)
+				}
+				if s.observer != nil {
+					s.observer.TimerFired(claimed.DueAt, now)
+				}
 			}
 		}
 	}
@@ -63,6 +75,9 @@ func (s *Service) fireTimer(ctx context.Context, tx bun.Tx, t db.DueTimer) (err 
 			err = fmt.Errorf("panic firing timer: %v", p)
 		}
 	}()
+	if err := s.lockTree(ctx, tx, t.CaseID, true); err != nil {
+		return err
+	}
 	rec, c, err := db.LoadCaseIfFree(ctx, tx, s.db.Flavor, t.CaseID)
 	if errors.Is(err, db.ErrNotFound) {
 		return db.DeleteTimer(ctx, tx, t.CaseID, t.PlanItemID)
@@ -79,7 +94,7 @@ func (s *Service) fireTimer(ctx context.Context, tx bun.Tx, t db.DueTimer) (err 
 		return err
 	}
 	actor := engine.Actor{UserID: timerService.UserID, IsOwner: true}
-	events, err := engine.Execute(def, c, engine.FireTimer{PlanItemID: t.PlanItemID}, actor, engine.Env{Now: s.now(), NewID: newPlanItemID})
+	out, err := engine.ExecuteWithEffects(def, c, engine.FireTimer{PlanItemID: t.PlanItemID}, actor, engine.Env{Now: s.now(), NewID: newPlanItemID})
 	var ee *engine.Error
 	if errors.As(err, &ee) {
 		// The timer no longer applies (its item moved on): drop it rather
@@ -90,8 +105,10 @@ func (s *Service) fireTimer(ctx context.Context, tx bun.Tx, t db.DueTimer) (err 
 	if err != nil {
 		return err
 	}
-	_, err = s.saveCase(ctx, tx, def, rec, c, events, timerService, before)
-	return err
+	if _, err = s.saveCase(ctx, tx, def, rec, c, out.Events, timerService, before); err != nil {
+		return err
+	}
+	return s.settle(ctx, tx, "service.fireTimer", timerService, out.Effects)
 }
 
 // RunTimers fires due timers until ctx ends. It sleeps until the next

@@ -22,6 +22,7 @@ import (
 	"github.com/casegraph/casegraph/auth"
 	"github.com/casegraph/casegraph/cmd/casegraph/server"
 	"github.com/casegraph/casegraph/db"
+	"github.com/casegraph/casegraph/telemetry"
 )
 
 // Set at build time with -ldflags "-X main.version=… -X main.commit=… -X main.builtAt=…".
@@ -152,6 +153,22 @@ func serve(ctx context.Context, args []string, stderr io.Writer, ln net.Listener
 	if cfg.Dev {
 		logger.Warn("DEVELOPMENT MODE: tokens signed with the local key in the data dir are trusted; " +
 			"anyone who can read that key can act as any user. Never use --dev in production.")
+	}
+	tp, err := telemetry.TracerProviderFromEnv(ctx, cfg.Version.Version)
+	if err != nil {
+		return err
+	}
+	if tp != nil {
+		cfg.TracerProvider = tp
+		logger.Info("tracing on: spans go to the OTLP endpoint of the OTEL_* variables")
+		defer func() {
+			// The last batch of spans is flushed before the process ends.
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := tp.Shutdown(sctx); err != nil {
+				logger.Warn("flushing the last spans failed", "err", err)
+			}
+		}()
 	}
 	srv, err := server.New(ctx, cfg, logger)
 	if err != nil {

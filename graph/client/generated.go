@@ -181,7 +181,7 @@ type CaseCase struct {
 	Tenant string `json:"tenant"`
 	// The case definition's name.
 	Name string `json:"name"`
-	// The file name of the definition it was started from.
+	// The file name of the definition it runs: the one it was started from or last migrated to by name (a migration to a document sent inline keeps the name).
 	Definition string `json:"definition"`
 	// The case plan's state.
 	State CaseState `json:"state"`
@@ -872,6 +872,184 @@ type CaseTeamResponse struct {
 
 // GetCase returns CaseTeamResponse.Case, and is useful for accessing the field via an interface.
 func (v *CaseTeamResponse) GetCase() *CaseTeamCase { return v.Case }
+
+// CaseTreeCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type CaseTreeCase struct {
+	// The case instance id.
+	Id string `json:"id"`
+	// The case definition's name.
+	Name string `json:"name"`
+	// The case plan's state.
+	State CaseState `json:"state"`
+	// The case that started this one as a case task; null for a top-level case.
+	ParentCaseId *string `json:"parentCaseId"`
+	// The top-level case of a tree of cases; its own id for a top-level case.
+	RootCaseId string `json:"rootCaseId"`
+	// The case's output parameters by name, read from its case file when it completed; null until it completes.
+	Output *json.RawMessage `json:"output"`
+	// The case whose case task started this one; null for a top-level case, and when the caller is not in that case's team.
+	Parent *CaseTreeCaseParentCase `json:"parent"`
+	// The top-level case of this case's tree (the case itself at the top); null when the caller is not in the root's team.
+	Root *CaseTreeCaseRootCase `json:"root"`
+	// The sub cases this case's case tasks started, oldest first: only those whose own team the caller is in.
+	SubCases []CaseTreeCaseSubCasesCase `json:"subCases"`
+	// Plan items in creation order; the first is the case plan.
+	PlanItems []CaseTreeCasePlanItemsPlanItem `json:"planItems"`
+}
+
+// GetId returns CaseTreeCase.Id, and is useful for accessing the field via an interface.
+func (v *CaseTreeCase) GetId() string { return v.Id }
+
+// GetName returns CaseTreeCase.Name, and is useful for accessing the field via an interface.
+func (v *CaseTreeCase) GetName() string { return v.Name }
+
+// GetState returns CaseTreeCase.State, and is useful for accessing the field via an interface.
+func (v *CaseTreeCase) GetState() CaseState { return v.State }
+
+// GetParentCaseId returns CaseTreeCase.ParentCaseId, and is useful for accessing the field via an interface.
+func (v *CaseTreeCase) GetParentCaseId() *string { return v.ParentCaseId }
+
+// GetRootCaseId returns CaseTreeCase.RootCaseId, and is useful for accessing the field via an interface.
+func (v *CaseTreeCase) GetRootCaseId() string { return v.RootCaseId }
+
+// GetOutput returns CaseTreeCase.Output, and is useful for accessing the field via an interface.
+func (v *CaseTreeCase) GetOutput() *json.RawMessage { return v.Output }
+
+// GetParent returns CaseTreeCase.Parent, and is useful for accessing the field via an interface.
+func (v *CaseTreeCase) GetParent() *CaseTreeCaseParentCase { return v.Parent }
+
+// GetRoot returns CaseTreeCase.Root, and is useful for accessing the field via an interface.
+func (v *CaseTreeCase) GetRoot() *CaseTreeCaseRootCase { return v.Root }
+
+// GetSubCases returns CaseTreeCase.SubCases, and is useful for accessing the field via an interface.
+func (v *CaseTreeCase) GetSubCases() []CaseTreeCaseSubCasesCase { return v.SubCases }
+
+// GetPlanItems returns CaseTreeCase.PlanItems, and is useful for accessing the field via an interface.
+func (v *CaseTreeCase) GetPlanItems() []CaseTreeCasePlanItemsPlanItem { return v.PlanItems }
+
+// CaseTreeCaseParentCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type CaseTreeCaseParentCase struct {
+	// The case instance id.
+	Id string `json:"id"`
+}
+
+// GetId returns CaseTreeCaseParentCase.Id, and is useful for accessing the field via an interface.
+func (v *CaseTreeCaseParentCase) GetId() string { return v.Id }
+
+// CaseTreeCasePlanItemsPlanItem includes the requested fields of the GraphQL type PlanItem.
+// The GraphQL type's documentation follows.
+//
+// A plan item: the case plan, a stage, a task, a milestone or an event listener, in one repetition.
+type CaseTreeCasePlanItemsPlanItem struct {
+	// The plan item id, unique across cases.
+	Id string `json:"id"`
+	// Its name in the definition.
+	Name string `json:"name"`
+	// What kind of plan item it is.
+	Type PlanItemType `json:"type"`
+	// Its CMMN state.
+	State PlanItemState `json:"state"`
+	// For a case task, the sub case it started, whose id is the plan item's id; null before it started, for other plan items, and when the caller is not in the sub case's team.
+	SubCase *CaseTreeCasePlanItemsPlanItemSubCase `json:"subCase"`
+}
+
+// GetId returns CaseTreeCasePlanItemsPlanItem.Id, and is useful for accessing the field via an interface.
+func (v *CaseTreeCasePlanItemsPlanItem) GetId() string { return v.Id }
+
+// GetName returns CaseTreeCasePlanItemsPlanItem.Name, and is useful for accessing the field via an interface.
+func (v *CaseTreeCasePlanItemsPlanItem) GetName() string { return v.Name }
+
+// GetType returns CaseTreeCasePlanItemsPlanItem.Type, and is useful for accessing the field via an interface.
+func (v *CaseTreeCasePlanItemsPlanItem) GetType() PlanItemType { return v.Type }
+
+// GetState returns CaseTreeCasePlanItemsPlanItem.State, and is useful for accessing the field via an interface.
+func (v *CaseTreeCasePlanItemsPlanItem) GetState() PlanItemState { return v.State }
+
+// GetSubCase returns CaseTreeCasePlanItemsPlanItem.SubCase, and is useful for accessing the field via an interface.
+func (v *CaseTreeCasePlanItemsPlanItem) GetSubCase() *CaseTreeCasePlanItemsPlanItemSubCase {
+	return v.SubCase
+}
+
+// CaseTreeCasePlanItemsPlanItemSubCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type CaseTreeCasePlanItemsPlanItemSubCase struct {
+	// The case instance id.
+	Id string `json:"id"`
+	// The case definition's name.
+	Name string `json:"name"`
+	// The case plan's state.
+	State CaseState `json:"state"`
+}
+
+// GetId returns CaseTreeCasePlanItemsPlanItemSubCase.Id, and is useful for accessing the field via an interface.
+func (v *CaseTreeCasePlanItemsPlanItemSubCase) GetId() string { return v.Id }
+
+// GetName returns CaseTreeCasePlanItemsPlanItemSubCase.Name, and is useful for accessing the field via an interface.
+func (v *CaseTreeCasePlanItemsPlanItemSubCase) GetName() string { return v.Name }
+
+// GetState returns CaseTreeCasePlanItemsPlanItemSubCase.State, and is useful for accessing the field via an interface.
+func (v *CaseTreeCasePlanItemsPlanItemSubCase) GetState() CaseState { return v.State }
+
+// CaseTreeCaseRootCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type CaseTreeCaseRootCase struct {
+	// The case instance id.
+	Id string `json:"id"`
+}
+
+// GetId returns CaseTreeCaseRootCase.Id, and is useful for accessing the field via an interface.
+func (v *CaseTreeCaseRootCase) GetId() string { return v.Id }
+
+// CaseTreeCaseSubCasesCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type CaseTreeCaseSubCasesCase struct {
+	// The case instance id.
+	Id string `json:"id"`
+	// The case definition's name.
+	Name string `json:"name"`
+	// The case plan's state.
+	State CaseState `json:"state"`
+	// The case that started this one as a case task; null for a top-level case.
+	ParentCaseId *string `json:"parentCaseId"`
+	// The top-level case of a tree of cases; its own id for a top-level case.
+	RootCaseId string `json:"rootCaseId"`
+}
+
+// GetId returns CaseTreeCaseSubCasesCase.Id, and is useful for accessing the field via an interface.
+func (v *CaseTreeCaseSubCasesCase) GetId() string { return v.Id }
+
+// GetName returns CaseTreeCaseSubCasesCase.Name, and is useful for accessing the field via an interface.
+func (v *CaseTreeCaseSubCasesCase) GetName() string { return v.Name }
+
+// GetState returns CaseTreeCaseSubCasesCase.State, and is useful for accessing the field via an interface.
+func (v *CaseTreeCaseSubCasesCase) GetState() CaseState { return v.State }
+
+// GetParentCaseId returns CaseTreeCaseSubCasesCase.ParentCaseId, and is useful for accessing the field via an interface.
+func (v *CaseTreeCaseSubCasesCase) GetParentCaseId() *string { return v.ParentCaseId }
+
+// GetRootCaseId returns CaseTreeCaseSubCasesCase.RootCaseId, and is useful for accessing the field via an interface.
+func (v *CaseTreeCaseSubCasesCase) GetRootCaseId() string { return v.RootCaseId }
+
+// CaseTreeResponse is returned by CaseTree on success.
+type CaseTreeResponse struct {
+	// A case the caller is in the team of; null with a NOT_FOUND error on this field otherwise, as for an unknown id.
+	Case *CaseTreeCase `json:"case"`
+}
+
+// GetCase returns CaseTreeResponse.Case, and is useful for accessing the field via an interface.
+func (v *CaseTreeResponse) GetCase() *CaseTreeCase { return v.Case }
 
 // CaseWithHistoryCase includes the requested fields of the GraphQL type Case.
 // The GraphQL type's documentation follows.
@@ -2274,6 +2452,271 @@ var AllMemberType = []MemberType{
 	MemberTypeRole,
 }
 
+// MigrateCaseDefinitionMigrateCaseDefinitionCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type MigrateCaseDefinitionMigrateCaseDefinitionCase struct {
+	// The case instance id.
+	Id string `json:"id"`
+	// The case definition's name.
+	Name string `json:"name"`
+	// The file name of the definition it runs: the one it was started from or last migrated to by name (a migration to a document sent inline keeps the name).
+	Definition string `json:"definition"`
+	// Plan items in creation order; the first is the case plan.
+	PlanItems []MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem `json:"planItems"`
+	// The case's human tasks that became active, oldest first.
+	Tasks []MigrateCaseDefinitionMigrateCaseDefinitionCaseTasksTask `json:"tasks"`
+	// Who may see the case and act in it.
+	Team MigrateCaseDefinitionMigrateCaseDefinitionCaseTeam `json:"team"`
+}
+
+// GetId returns MigrateCaseDefinitionMigrateCaseDefinitionCase.Id, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCase) GetId() string { return v.Id }
+
+// GetName returns MigrateCaseDefinitionMigrateCaseDefinitionCase.Name, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCase) GetName() string { return v.Name }
+
+// GetDefinition returns MigrateCaseDefinitionMigrateCaseDefinitionCase.Definition, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCase) GetDefinition() string { return v.Definition }
+
+// GetPlanItems returns MigrateCaseDefinitionMigrateCaseDefinitionCase.PlanItems, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCase) GetPlanItems() []MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem {
+	return v.PlanItems
+}
+
+// GetTasks returns MigrateCaseDefinitionMigrateCaseDefinitionCase.Tasks, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCase) GetTasks() []MigrateCaseDefinitionMigrateCaseDefinitionCaseTasksTask {
+	return v.Tasks
+}
+
+// GetTeam returns MigrateCaseDefinitionMigrateCaseDefinitionCase.Team, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCase) GetTeam() MigrateCaseDefinitionMigrateCaseDefinitionCaseTeam {
+	return v.Team
+}
+
+// MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem includes the requested fields of the GraphQL type PlanItem.
+// The GraphQL type's documentation follows.
+//
+// A plan item: the case plan, a stage, a task, a milestone or an event listener, in one repetition.
+type MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem struct {
+	PlanItemFields `json:"-"`
+}
+
+// GetId returns MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem.Id, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem) GetId() string {
+	return v.PlanItemFields.Id
+}
+
+// GetName returns MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem.Name, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem) GetName() string {
+	return v.PlanItemFields.Name
+}
+
+// GetType returns MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem.Type, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem) GetType() PlanItemType {
+	return v.PlanItemFields.Type
+}
+
+// GetState returns MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem.State, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem) GetState() PlanItemState {
+	return v.PlanItemFields.State
+}
+
+// GetIndex returns MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem.Index, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem) GetIndex() int {
+	return v.PlanItemFields.Index
+}
+
+// GetTransition returns MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem.Transition, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem) GetTransition() Transition {
+	return v.PlanItemFields.Transition
+}
+
+// GetIsRequired returns MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem.IsRequired, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem) GetIsRequired() bool {
+	return v.PlanItemFields.IsRequired
+}
+
+// GetIsRepeating returns MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem.IsRepeating, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem) GetIsRepeating() bool {
+	return v.PlanItemFields.IsRepeating
+}
+
+// GetStage returns MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem.Stage, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem) GetStage() *PlanItemFieldsStagePlanItem {
+	return v.PlanItemFields.Stage
+}
+
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem) UnmarshalJSON(b []byte) error {
+
+	if string(b) == "null" {
+		return nil
+	}
+
+	var firstPass struct {
+		*MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem
+		graphql.NoUnmarshalJSON
+	}
+	firstPass.MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem = v
+
+	err := json.Unmarshal(b, &firstPass)
+	if err != nil {
+		return err
+	}
+
+	err = json.Unmarshal(
+		b, &v.PlanItemFields)
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+type __premarshalMigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem struct {
+	Id string `json:"id"`
+
+	Name string `json:"name"`
+
+	Type PlanItemType `json:"type"`
+
+	State PlanItemState `json:"state"`
+
+	Index int `json:"index"`
+
+	Transition Transition `json:"transition"`
+
+	IsRequired bool `json:"isRequired"`
+
+	IsRepeating bool `json:"isRepeating"`
+
+	Stage *PlanItemFieldsStagePlanItem `json:"stage"`
+}
+
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem) MarshalJSON() ([]byte, error) {
+	premarshaled, err := v.__premarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(premarshaled)
+}
+
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem) __premarshalJSON() (*__premarshalMigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem, error) {
+	var retval __premarshalMigrateCaseDefinitionMigrateCaseDefinitionCasePlanItemsPlanItem
+
+	retval.Id = v.PlanItemFields.Id
+	retval.Name = v.PlanItemFields.Name
+	retval.Type = v.PlanItemFields.Type
+	retval.State = v.PlanItemFields.State
+	retval.Index = v.PlanItemFields.Index
+	retval.Transition = v.PlanItemFields.Transition
+	retval.IsRequired = v.PlanItemFields.IsRequired
+	retval.IsRepeating = v.PlanItemFields.IsRepeating
+	retval.Stage = v.PlanItemFields.Stage
+	return &retval, nil
+}
+
+// MigrateCaseDefinitionMigrateCaseDefinitionCaseTasksTask includes the requested fields of the GraphQL type Task.
+// The GraphQL type's documentation follows.
+//
+// A human task: its workflow state apart from its plan item's CMMN state.
+type MigrateCaseDefinitionMigrateCaseDefinitionCaseTasksTask struct {
+	// The task id, the same as its plan item's.
+	Id string `json:"id"`
+	// The task's name.
+	Name string `json:"name"`
+	// Who works on it now; null when unassigned.
+	Assignee *string `json:"assignee"`
+	// Who claimed or was assigned it; gets it back after a delegation is revoked.
+	Owner *string `json:"owner"`
+	// The performer case role; null when any member may perform it.
+	Role *string `json:"role"`
+	// Its saved or final output by name.
+	Output json.RawMessage `json:"output"`
+}
+
+// GetId returns MigrateCaseDefinitionMigrateCaseDefinitionCaseTasksTask.Id, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCaseTasksTask) GetId() string { return v.Id }
+
+// GetName returns MigrateCaseDefinitionMigrateCaseDefinitionCaseTasksTask.Name, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCaseTasksTask) GetName() string { return v.Name }
+
+// GetAssignee returns MigrateCaseDefinitionMigrateCaseDefinitionCaseTasksTask.Assignee, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCaseTasksTask) GetAssignee() *string {
+	return v.Assignee
+}
+
+// GetOwner returns MigrateCaseDefinitionMigrateCaseDefinitionCaseTasksTask.Owner, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCaseTasksTask) GetOwner() *string { return v.Owner }
+
+// GetRole returns MigrateCaseDefinitionMigrateCaseDefinitionCaseTasksTask.Role, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCaseTasksTask) GetRole() *string { return v.Role }
+
+// GetOutput returns MigrateCaseDefinitionMigrateCaseDefinitionCaseTasksTask.Output, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCaseTasksTask) GetOutput() json.RawMessage {
+	return v.Output
+}
+
+// MigrateCaseDefinitionMigrateCaseDefinitionCaseTeam includes the requested fields of the GraphQL type CaseTeam.
+// The GraphQL type's documentation follows.
+//
+// A case team: its memberships, the definition's roles and the roles nobody holds.
+type MigrateCaseDefinitionMigrateCaseDefinitionCaseTeam struct {
+	// Users and tenant roles in the team.
+	Members []MigrateCaseDefinitionMigrateCaseDefinitionCaseTeamMembersMember `json:"members"`
+}
+
+// GetMembers returns MigrateCaseDefinitionMigrateCaseDefinitionCaseTeam.Members, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCaseTeam) GetMembers() []MigrateCaseDefinitionMigrateCaseDefinitionCaseTeamMembersMember {
+	return v.Members
+}
+
+// MigrateCaseDefinitionMigrateCaseDefinitionCaseTeamMembersMember includes the requested fields of the GraphQL type Member.
+// The GraphQL type's documentation follows.
+//
+// A membership of a case team: a tenant user, or a tenant role (every user holding it in the case's tenant).
+type MigrateCaseDefinitionMigrateCaseDefinitionCaseTeamMembersMember struct {
+	// A user id, or a tenant role name.
+	MemberId string `json:"memberId"`
+	// Whether the member manages the team.
+	IsOwner bool `json:"isOwner"`
+	// The case roles the member holds.
+	CaseRoles []string `json:"caseRoles"`
+}
+
+// GetMemberId returns MigrateCaseDefinitionMigrateCaseDefinitionCaseTeamMembersMember.MemberId, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCaseTeamMembersMember) GetMemberId() string {
+	return v.MemberId
+}
+
+// GetIsOwner returns MigrateCaseDefinitionMigrateCaseDefinitionCaseTeamMembersMember.IsOwner, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCaseTeamMembersMember) GetIsOwner() bool {
+	return v.IsOwner
+}
+
+// GetCaseRoles returns MigrateCaseDefinitionMigrateCaseDefinitionCaseTeamMembersMember.CaseRoles, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionMigrateCaseDefinitionCaseTeamMembersMember) GetCaseRoles() []string {
+	return v.CaseRoles
+}
+
+// MigrateCaseDefinitionResponse is returned by MigrateCaseDefinition on success.
+type MigrateCaseDefinitionResponse struct {
+	// Move a running case onto another definition. Plan items are matched by
+	// definition id, then by name, and keep their state (a human task keeps its
+	// assignee and output); items the new definition lacks are terminated; new
+	// items start as its plan says; case roles and case file items it no longer
+	// declares are dropped. Any team member may migrate; replacing the team on
+	// the way is for case owners. A sub case cannot be migrated on its own. An
+	// invalid document is refused with BAD_USER_INPUT and every problem in
+	// extensions.problems.
+	MigrateCaseDefinition MigrateCaseDefinitionMigrateCaseDefinitionCase `json:"migrateCaseDefinition"`
+}
+
+// GetMigrateCaseDefinition returns MigrateCaseDefinitionResponse.MigrateCaseDefinition, and is useful for accessing the field via an interface.
+func (v *MigrateCaseDefinitionResponse) GetMigrateCaseDefinition() MigrateCaseDefinitionMigrateCaseDefinitionCase {
+	return v.MigrateCaseDefinition
+}
+
 // MyGroupsMe includes the requested fields of the GraphQL type Me.
 // The GraphQL type's documentation follows.
 //
@@ -2714,6 +3157,172 @@ type NestedCasesResponse struct {
 
 // GetCases returns NestedCasesResponse.Cases, and is useful for accessing the field via an interface.
 func (v *NestedCasesResponse) GetCases() NestedCasesCasesCaseConnection { return v.Cases }
+
+// NestedSubCasesCasesCaseConnection includes the requested fields of the GraphQL type CaseConnection.
+// The GraphQL type's documentation follows.
+//
+// A page of cases (Relay connection).
+type NestedSubCasesCasesCaseConnection struct {
+	// The cases of this page.
+	Edges []NestedSubCasesCasesCaseConnectionEdgesCaseEdge `json:"edges"`
+}
+
+// GetEdges returns NestedSubCasesCasesCaseConnection.Edges, and is useful for accessing the field via an interface.
+func (v *NestedSubCasesCasesCaseConnection) GetEdges() []NestedSubCasesCasesCaseConnectionEdgesCaseEdge {
+	return v.Edges
+}
+
+// NestedSubCasesCasesCaseConnectionEdgesCaseEdge includes the requested fields of the GraphQL type CaseEdge.
+// The GraphQL type's documentation follows.
+//
+// A case with its place in the list.
+type NestedSubCasesCasesCaseConnectionEdgesCaseEdge struct {
+	// The case.
+	Node NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCase `json:"node"`
+}
+
+// GetNode returns NestedSubCasesCasesCaseConnectionEdgesCaseEdge.Node, and is useful for accessing the field via an interface.
+func (v *NestedSubCasesCasesCaseConnectionEdgesCaseEdge) GetNode() NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCase {
+	return v.Node
+}
+
+// NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCase struct {
+	// The case instance id.
+	Id string `json:"id"`
+	// The case whose case task started this one; null for a top-level case, and when the caller is not in that case's team.
+	Parent *NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseParentCase `json:"parent"`
+	// The top-level case of this case's tree (the case itself at the top); null when the caller is not in the root's team.
+	Root *NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseRootCase `json:"root"`
+	// The case's output parameters by name, read from its case file when it completed; null until it completes.
+	Output *json.RawMessage `json:"output"`
+	// The sub cases this case's case tasks started, oldest first: only those whose own team the caller is in.
+	SubCases []NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseSubCasesCase `json:"subCases"`
+	// Plan items in creation order; the first is the case plan.
+	PlanItems []NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem `json:"planItems"`
+}
+
+// GetId returns NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCase.Id, and is useful for accessing the field via an interface.
+func (v *NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetId() string { return v.Id }
+
+// GetParent returns NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCase.Parent, and is useful for accessing the field via an interface.
+func (v *NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetParent() *NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseParentCase {
+	return v.Parent
+}
+
+// GetRoot returns NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCase.Root, and is useful for accessing the field via an interface.
+func (v *NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetRoot() *NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseRootCase {
+	return v.Root
+}
+
+// GetOutput returns NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCase.Output, and is useful for accessing the field via an interface.
+func (v *NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetOutput() *json.RawMessage {
+	return v.Output
+}
+
+// GetSubCases returns NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCase.SubCases, and is useful for accessing the field via an interface.
+func (v *NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetSubCases() []NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseSubCasesCase {
+	return v.SubCases
+}
+
+// GetPlanItems returns NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCase.PlanItems, and is useful for accessing the field via an interface.
+func (v *NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCase) GetPlanItems() []NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem {
+	return v.PlanItems
+}
+
+// NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseParentCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseParentCase struct {
+	// The case instance id.
+	Id string `json:"id"`
+}
+
+// GetId returns NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseParentCase.Id, and is useful for accessing the field via an interface.
+func (v *NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseParentCase) GetId() string {
+	return v.Id
+}
+
+// NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem includes the requested fields of the GraphQL type PlanItem.
+// The GraphQL type's documentation follows.
+//
+// A plan item: the case plan, a stage, a task, a milestone or an event listener, in one repetition.
+type NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem struct {
+	// The plan item id, unique across cases.
+	Id string `json:"id"`
+	// For a case task, the sub case it started, whose id is the plan item's id; null before it started, for other plan items, and when the caller is not in the sub case's team.
+	SubCase *NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemSubCase `json:"subCase"`
+}
+
+// GetId returns NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem.Id, and is useful for accessing the field via an interface.
+func (v *NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem) GetId() string {
+	return v.Id
+}
+
+// GetSubCase returns NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem.SubCase, and is useful for accessing the field via an interface.
+func (v *NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItem) GetSubCase() *NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemSubCase {
+	return v.SubCase
+}
+
+// NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemSubCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemSubCase struct {
+	// The case instance id.
+	Id string `json:"id"`
+}
+
+// GetId returns NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemSubCase.Id, and is useful for accessing the field via an interface.
+func (v *NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCasePlanItemsPlanItemSubCase) GetId() string {
+	return v.Id
+}
+
+// NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseRootCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseRootCase struct {
+	// The case instance id.
+	Id string `json:"id"`
+}
+
+// GetId returns NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseRootCase.Id, and is useful for accessing the field via an interface.
+func (v *NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseRootCase) GetId() string { return v.Id }
+
+// NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseSubCasesCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseSubCasesCase struct {
+	// The case instance id.
+	Id string `json:"id"`
+	// The case plan's state.
+	State CaseState `json:"state"`
+}
+
+// GetId returns NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseSubCasesCase.Id, and is useful for accessing the field via an interface.
+func (v *NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseSubCasesCase) GetId() string {
+	return v.Id
+}
+
+// GetState returns NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseSubCasesCase.State, and is useful for accessing the field via an interface.
+func (v *NestedSubCasesCasesCaseConnectionEdgesCaseEdgeNodeCaseSubCasesCase) GetState() CaseState {
+	return v.State
+}
+
+// NestedSubCasesResponse is returned by NestedSubCases on success.
+type NestedSubCasesResponse struct {
+	// The cases the caller is in the team of, newest change first unless sorted otherwise.
+	Cases NestedSubCasesCasesCaseConnection `json:"cases"`
+}
+
+// GetCases returns NestedSubCasesResponse.Cases, and is useful for accessing the field via an interface.
+func (v *NestedSubCasesResponse) GetCases() NestedSubCasesCasesCaseConnection { return v.Cases }
 
 // PlanDiscretionaryItemPlanDiscretionaryItemPlanItem includes the requested fields of the GraphQL type PlanItem.
 // The GraphQL type's documentation follows.
@@ -5346,6 +5955,14 @@ type __CaseTeamInput struct {
 // GetId returns __CaseTeamInput.Id, and is useful for accessing the field via an interface.
 func (v *__CaseTeamInput) GetId() string { return v.Id }
 
+// __CaseTreeInput is used internally by genqlient
+type __CaseTreeInput struct {
+	Id string `json:"id"`
+}
+
+// GetId returns __CaseTreeInput.Id, and is useful for accessing the field via an interface.
+func (v *__CaseTreeInput) GetId() string { return v.Id }
+
 // __CaseWithHistoryInput is used internally by genqlient
 type __CaseWithHistoryInput struct {
 	Id string `json:"id"`
@@ -5534,6 +6151,22 @@ func (v *__MakePlanItemTransitionInput) GetPlanItem() string { return v.PlanItem
 // GetTransition returns __MakePlanItemTransitionInput.Transition, and is useful for accessing the field via an interface.
 func (v *__MakePlanItemTransitionInput) GetTransition() Transition { return v.Transition }
 
+// __MigrateCaseDefinitionInput is used internally by genqlient
+type __MigrateCaseDefinitionInput struct {
+	CaseId     string                `json:"caseId"`
+	Definition string                `json:"definition"`
+	Team       []CaseTeamMemberInput `json:"team"`
+}
+
+// GetCaseId returns __MigrateCaseDefinitionInput.CaseId, and is useful for accessing the field via an interface.
+func (v *__MigrateCaseDefinitionInput) GetCaseId() string { return v.CaseId }
+
+// GetDefinition returns __MigrateCaseDefinitionInput.Definition, and is useful for accessing the field via an interface.
+func (v *__MigrateCaseDefinitionInput) GetDefinition() string { return v.Definition }
+
+// GetTeam returns __MigrateCaseDefinitionInput.Team, and is useful for accessing the field via an interface.
+func (v *__MigrateCaseDefinitionInput) GetTeam() []CaseTeamMemberInput { return v.Team }
+
 // __NestedCasesInput is used internally by genqlient
 type __NestedCasesInput struct {
 	First *int `json:"first"`
@@ -5541,6 +6174,14 @@ type __NestedCasesInput struct {
 
 // GetFirst returns __NestedCasesInput.First, and is useful for accessing the field via an interface.
 func (v *__NestedCasesInput) GetFirst() *int { return v.First }
+
+// __NestedSubCasesInput is used internally by genqlient
+type __NestedSubCasesInput struct {
+	First *int `json:"first"`
+}
+
+// GetFirst returns __NestedSubCasesInput.First, and is useful for accessing the field via an interface.
+func (v *__NestedSubCasesInput) GetFirst() *int { return v.First }
 
 // __PlanDiscretionaryItemInput is used internally by genqlient
 type __PlanDiscretionaryItemInput struct {
@@ -6071,6 +6712,69 @@ func CaseTeam(
 	}
 
 	data_ = &CaseTeamResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The query executed by CaseTree.
+const CaseTree_Operation = `
+query CaseTree ($id: ID!) {
+	case(id: $id) {
+		id
+		name
+		state
+		parentCaseId
+		rootCaseId
+		output
+		parent {
+			id
+		}
+		root {
+			id
+		}
+		subCases {
+			id
+			name
+			state
+			parentCaseId
+			rootCaseId
+		}
+		planItems {
+			id
+			name
+			type
+			state
+			subCase {
+				id
+				name
+				state
+			}
+		}
+	}
+}
+`
+
+func CaseTree(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	id string,
+) (data_ *CaseTreeResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "CaseTree",
+		Query:  CaseTree_Operation,
+		Variables: &__CaseTreeInput{
+			Id: id,
+		},
+	}
+
+	data_ = &CaseTreeResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(
@@ -6878,6 +7582,78 @@ func Me(
 	return data_, err_
 }
 
+// The mutation executed by MigrateCaseDefinition.
+const MigrateCaseDefinition_Operation = `
+mutation MigrateCaseDefinition ($caseId: ID!, $definition: String!, $team: [CaseTeamMemberInput!]) {
+	migrateCaseDefinition(caseId: $caseId, definition: $definition, team: $team) {
+		id
+		name
+		definition
+		planItems {
+			... PlanItemFields
+		}
+		tasks {
+			id
+			name
+			assignee
+			owner
+			role
+			output
+		}
+		team {
+			members {
+				memberId
+				isOwner
+				caseRoles
+			}
+		}
+	}
+}
+fragment PlanItemFields on PlanItem {
+	id
+	name
+	type
+	state
+	index
+	transition
+	isRequired
+	isRepeating
+	stage {
+		id
+		name
+	}
+}
+`
+
+func MigrateCaseDefinition(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	caseId string,
+	definition string,
+	team []CaseTeamMemberInput,
+) (data_ *MigrateCaseDefinitionResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "MigrateCaseDefinition",
+		Query:  MigrateCaseDefinition_Operation,
+		Variables: &__MigrateCaseDefinitionInput{
+			CaseId:     caseId,
+			Definition: definition,
+			Team:       team,
+		},
+	}
+
+	data_ = &MigrateCaseDefinitionResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
 // The query executed by MyGroups.
 const MyGroups_Operation = `
 query MyGroups {
@@ -6990,6 +7766,61 @@ func NestedCases(
 	}
 
 	data_ = &NestedCasesResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The query executed by NestedSubCases.
+const NestedSubCases_Operation = `
+query NestedSubCases ($first: Int) {
+	cases(first: $first) {
+		edges {
+			node {
+				id
+				parent {
+					id
+				}
+				root {
+					id
+				}
+				output
+				subCases {
+					id
+					state
+				}
+				planItems {
+					id
+					subCase {
+						id
+					}
+				}
+			}
+		}
+	}
+}
+`
+
+func NestedSubCases(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	first *int,
+) (data_ *NestedSubCasesResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "NestedSubCases",
+		Query:  NestedSubCases_Operation,
+		Variables: &__NestedSubCasesInput{
+			First: first,
+		},
+	}
+
+	data_ = &NestedSubCasesResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(

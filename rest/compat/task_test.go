@@ -67,6 +67,8 @@ func TestTaskQueries(t *testing.T) {
 		{caller: caseMember, method: "GET", path: "/tasks/nosuch", status: 404, text: "A task with id 'nosuch' cannot be found."},
 		{caller: caseMember, method: "GET", path: "/tasks/case/{case}", status: 200, json: list{elem: caseTaskShape, n: 4}},
 		{caller: nonMember, method: "GET", path: "/tasks/case/{case}", status: 404, text: "A case with id '{case}' cannot be found."},
+		{caller: caseMember, method: "GET", path: "/tasks/case/{case}?includeSubCaseTasks=true", status: 200, json: list{elem: caseTaskShape, n: 4}},
+		{caller: nonMember, method: "GET", path: "/tasks/case/{case}?includeSubCaseTasks=true", status: 404, text: "A case with id '{case}' cannot be found."},
 		{caller: caseMember, method: "GET", path: "/tasks/user/count", status: 200, json: obj{"claimed": "number", "unclaimed": "number"}},
 		{caller: nonMember, method: "GET", path: "/tasks/user/count?tenant=compat", status: 200, exact: `{"claimed":0,"unclaimed":0}`},
 		// nina joins a Pairs case: three unassigned tasks without a role;

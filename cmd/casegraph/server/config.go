@@ -8,12 +8,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Config is the whole configuration of a CaseGraph server. Only
@@ -75,6 +78,18 @@ type Config struct {
 	// through another replica, due sooner than that, can be late. Default
 	// 200ms.
 	TimerInterval time.Duration
+	// AdminAddr, when set, is the address of a second listener serving
+	// /metrics, /livez, /readyz and net/http/pprof, for operators only;
+	// /metrics then leaves the main listener. Default empty: no admin
+	// listener. (CASEGRAPH_ADMIN_ADDR)
+	AdminAddr string
+	// TracerProvider receives a span per request, GraphQL operation,
+	// command and SQL statement. Nil turns tracing off; cmd/casegraph
+	// builds one from the OTEL_* variables.
+	TracerProvider trace.TracerProvider
+	// NoMetrics turns the Prometheus metrics off (no /metrics): the
+	// overhead benchmark compares a server with and without them.
+	NoMetrics bool
 
 	// Limits is the rest of the configuration: what one request may send
 	// and cost. Every field has a variable and a flag (RegisterFlags).
@@ -175,6 +190,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	}
 	durFlag(&c.TimerInterval, "timer-interval", "CASEGRAPH_TIMER_INTERVAL", 200*time.Millisecond,
 		"longest sleep of the timer runner; bounds the delay of timers stored by other replicas")
+	envFlag(c, fs, &c.AdminAddr, "admin-addr", "CASEGRAPH_ADMIN_ADDR", "",
+		"address of the admin listener (metrics, probes, pprof); empty: none", parseAddr, "a listen address such as 127.0.0.1:9090")
 	l := &c.Limits
 	intFlag(&l.MaxIdentifierLength, "max-identifier-length", "CASEGRAPH_MAX_IDENTIFIER_LENGTH", d.MaxIdentifierLength, "longest user id, role, tenant or definition name in bytes")
 	intFlag(&l.MaxTeamMembers, "max-team-members", "CASEGRAPH_MAX_TEAM_MEMBERS", d.MaxTeamMembers, "most members of one case team")
@@ -214,6 +231,14 @@ func envFlag[T any](c *Config, fs *flag.FlagSet, p *T, name, env string, def T, 
 	}
 	*p = v
 	fs.Var(&valueFlag[T]{p: p, parse: parse}, name, usage+" ("+env+")")
+}
+
+// parseAddr accepts a listen address host:port (host may be empty).
+func parseAddr(s string) (string, error) {
+	if _, _, err := net.SplitHostPort(s); err != nil {
+		return "", err
+	}
+	return s, nil
 }
 
 // valueFlag is a flag.Value of any type parse reads.
@@ -358,6 +383,11 @@ func (c Config) Validate() error {
 	}
 	if c.TimerInterval < 0 {
 		return fmt.Errorf("CASEGRAPH_TIMER_INTERVAL (-timer-interval) must be a positive duration such as 200ms, not %s", c.TimerInterval)
+	}
+	if c.AdminAddr != "" {
+		if _, err := parseAddr(c.AdminAddr); err != nil {
+			return fmt.Errorf("CASEGRAPH_ADMIN_ADDR must be a listen address such as 127.0.0.1:9090, not %q", c.AdminAddr)
+		}
 	}
 	c = c.withDefaults()
 	if len(c.OIDCIssuers) == 0 && !c.Dev {

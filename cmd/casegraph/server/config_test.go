@@ -18,6 +18,7 @@ func TestLimitSettingsRefusedByName(t *testing.T) {
 		"CASEGRAPH_CORS_ORIGINS=example.com": "CASEGRAPH_CORS_ORIGINS holds \"example.com\"",
 		"CASEGRAPH_TIMER_INTERVAL=soon":      "CASEGRAPH_TIMER_INTERVAL must be a duration",
 		"CASEGRAPH_TIMER_INTERVAL=-1s":       "CASEGRAPH_TIMER_INTERVAL (-timer-interval) must be a positive duration",
+		"CASEGRAPH_ADMIN_ADDR=9090":          "CASEGRAPH_ADMIN_ADDR must be a listen address",
 	} {
 		name, value, _ := strings.Cut(env, "=")
 		t.Setenv(name, value)

@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/casegraph/casegraph/service"
 )
 
@@ -37,15 +39,37 @@ var lastModifiedHeaders = []string{"Case-Last-Modified", "Tenant-Last-Modified",
 func (s *Server) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		var observed func(pattern, method string, status int, d time.Duration)
+		if s.metrics != nil {
+			observed = s.metrics.RequestStarted()
+		}
+		span := trace.SpanFromContext(r.Context())
+		traceID := span.SpanContext().TraceID()
 		id := r.Header.Get("X-Request-Id")
 		if id == "" || len(id) > 128 {
-			id = newRequestID()
+			// With tracing on, one id finds the request in logs and traces.
+			if traceID.IsValid() {
+				id = traceID.String()
+			} else {
+				id = newRequestID()
+			}
 		}
 		ctx := withRequestID(r.Context(), id)
 		r = r.WithContext(ctx)
 		w.Header().Set("X-Request-Id", id)
+		if traceID.IsValid() {
+			w.Header().Set("X-Trace-Id", traceID.String())
+		}
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 
+		defer func() {
+			// r is the request the mux saw last, so its Pattern is the
+			// route matched; the deferred recover below still runs first.
+			if observed != nil {
+				observed(r.Pattern, r.Method, rec.status, time.Since(start))
+			}
+			nameSpan(span, r.Pattern)
+		}()
 		defer func() {
 			if p := recover(); p != nil {
 				if p == http.ErrAbortHandler {
@@ -56,7 +80,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 					writeText(rec, http.StatusInternalServerError, "An error happened in the server; check the server logs for more information")
 				}
 			}
-			s.logger.InfoContext(ctx, "request", "method", r.Method, "path", r.URL.Path, "status", rec.status,
+			s.logger.InfoContext(ctx, "request", "method", r.Method, "path", r.URL.Path, "route", r.Pattern, "status", rec.status,
 				"duration_ms", float64(time.Since(start).Microseconds())/1000)
 		}()
 
@@ -246,7 +270,8 @@ func withRequestID(ctx context.Context, id string) context.Context {
 }
 
 // LogHandler wraps h so that every record logged with a request's context
-// carries that request's id as request_id.
+// carries that request's id as request_id, and, when the request is
+// traced, the trace_id and span_id of the span logging it.
 func LogHandler(h slog.Handler) slog.Handler { return requestIDHandler{h} }
 
 type requestIDHandler struct{ slog.Handler }
@@ -254,6 +279,9 @@ type requestIDHandler struct{ slog.Handler }
 func (h requestIDHandler) Handle(ctx context.Context, r slog.Record) error {
 	if id, ok := ctx.Value(requestIDKey{}).(string); ok {
 		r.AddAttrs(slog.String("request_id", id))
+	}
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		r.AddAttrs(slog.String("trace_id", sc.TraceID().String()), slog.String("span_id", sc.SpanID().String()))
 	}
 	return h.Handler.Handle(ctx, r)
 }

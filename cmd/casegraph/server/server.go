@@ -10,11 +10,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
+
 	"github.com/casegraph/casegraph/auth"
 	"github.com/casegraph/casegraph/db"
 	"github.com/casegraph/casegraph/resolvers"
 	"github.com/casegraph/casegraph/rest"
 	"github.com/casegraph/casegraph/service"
+	"github.com/casegraph/casegraph/telemetry"
 )
 
 // Server is an assembled CaseGraph: database, service and HTTP handler.
@@ -29,6 +32,9 @@ type Server struct {
 	inFlight chan struct{}
 	// bodies bounds the request bodies read and held at once.
 	bodies *bodyBudget
+	// metrics is nil when cfg.NoMetrics.
+	metrics *telemetry.Metrics
+	admin   http.Handler
 }
 
 // New opens and migrates the database and assembles the server. The caller
@@ -67,6 +73,14 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 		d.Close()
 		return nil, err
 	}
+	var metrics *telemetry.Metrics
+	if !cfg.NoMetrics {
+		metrics = telemetry.NewMetrics()
+		metrics.AddDB(d.DB.DB, string(d.Flavor))
+	}
+	if cfg.TracerProvider != nil {
+		d.DB = d.WithQueryHook(telemetry.SQLHook(cfg.TracerProvider, string(d.Flavor)))
+	}
 	if len(applied) > 0 {
 		logger.InfoContext(ctx, "database migrated", "migrations", strings.Join(applied, ","), "database", string(d.Flavor))
 	}
@@ -91,14 +105,16 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 		},
 		IdentityHealth: func(context.Context) (bool, string) { return verifier.Health() },
 		Logger:         logger,
+		Observer:       telemetry.NewObserver(metrics, cfg.TracerProvider),
 		Now:            cfg.Now,
 		Limits: service.Limits{IdentifierLength: cfg.MaxIdentifierLength, TeamMembers: cfg.MaxTeamMembers,
 			TenantUsers: cfg.MaxTenantUsers, RolesPerUser: cfg.MaxRolesPerUser, CaseFileBytes: cfg.MaxCaseFileBytes},
 	})
 
 	s := &Server{cfg: cfg, db: d, svc: svc, verifier: verifier, logger: logger, inFlight: make(chan struct{}, cfg.MaxInFlight),
-		bodies: &bodyBudget{max: maxBufferedBodies}}
+		bodies: &bodyBudget{max: maxBufferedBodies}, metrics: metrics}
 	s.handler = s.routes()
+	s.admin = s.adminRoutes()
 	return s, nil
 }
 
@@ -111,8 +127,18 @@ func (s *Server) routes() http.Handler {
 		api.EnableAnonymous(rest.RateLimit{PerMinute: s.cfg.AnonymousRate, Burst: s.cfg.AnonymousBurst})
 	}
 	api.Register(mux)
+	var gqlExtensions []graphql.HandlerExtension
+	if s.metrics != nil {
+		gqlExtensions = append(gqlExtensions, telemetry.GraphQLMetrics(s.metrics))
+		if s.cfg.AdminAddr == "" {
+			mux.Handle("GET /metrics", s.metrics.Handler())
+		}
+	}
+	if s.cfg.TracerProvider != nil {
+		gqlExtensions = append(gqlExtensions, telemetry.GraphQLTracing(s.cfg.TracerProvider))
+	}
 	gql := resolvers.NewHandler(s.svc, s.verifier, s.logger, resolvers.Limits{MaxCost: s.cfg.GraphQLMaxCost, MaxDepth: s.cfg.GraphQLMaxDepth,
-		MaxAliases: s.cfg.GraphQLMaxAliases, MaxQueryBytes: s.cfg.GraphQLMaxQueryBytes, MaxResponseBytes: s.cfg.MaxResponseBytes})
+		MaxAliases: s.cfg.GraphQLMaxAliases, MaxQueryBytes: s.cfg.GraphQLMaxQueryBytes, MaxResponseBytes: s.cfg.MaxResponseBytes}, gqlExtensions...)
 	mux.Handle("GET /graphql", gql)
 	mux.Handle("POST /graphql", gql)
 	mux.Handle("GET /graphiql", resolvers.GraphiQL("/graphql"))
@@ -127,11 +153,15 @@ func (s *Server) routes() http.Handler {
 		}
 		methodNotAllowed(mux, w, r)
 	})
-	return s.middleware(mux)
+	return s.traced(s.middleware(mux))
 }
 
 // Handler is the server's HTTP handler.
 func (s *Server) Handler() http.Handler { return s.handler }
+
+// AdminHandler is the handler of the admin listener: probes, metrics and
+// profiles.
+func (s *Server) AdminHandler() http.Handler { return s.admin }
 
 // Service is the server's service layer.
 func (s *Server) Service() *service.Service { return s.svc }
@@ -163,25 +193,55 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, drain time.Duration
 		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
-	errc := make(chan error, 1)
+	errc, adminErr := make(chan error, 1), make(chan error, 1)
+	var admin *http.Server
+	if s.cfg.AdminAddr != "" {
+		adminLn, err := net.Listen("tcp", s.cfg.AdminAddr)
+		if err != nil {
+			return fmt.Errorf("listen on %s (CASEGRAPH_ADMIN_ADDR): %w", s.cfg.AdminAddr, err)
+		}
+		// A CPU profile or trace runs for its seconds parameter (30 s by
+		// default), so the write timeout leaves room for it.
+		admin = &http.Server{Handler: s.admin, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 5 * time.Minute,
+			ErrorLog: srv.ErrorLog, BaseContext: srv.BaseContext}
+		defer admin.Close()
+		go func() {
+			if err := admin.Serve(adminLn); !errors.Is(err, http.ErrServerClosed) {
+				adminErr <- fmt.Errorf("admin listener: %w", err)
+			}
+		}()
+		s.logger.InfoContext(ctx, "admin listener (metrics, probes, pprof)", "addr", adminLn.Addr().String())
+	}
 	go func() { errc <- srv.Serve(ln) }()
 	timersDone := make(chan struct{})
+	timersCtx, stopTimers := context.WithCancel(ctx)
 	go func() {
 		defer close(timersDone)
-		s.svc.RunTimers(ctx, s.cfg.TimerInterval)
+		s.svc.RunTimers(timersCtx, s.cfg.TimerInterval)
 	}()
 	defer func() { <-timersDone }()
+	// Runs first: a listener that fails must not leave the wait above
+	// blocked on a context that never ends.
+	defer stopTimers()
 	s.logger.InfoContext(ctx, "casegraph listening", "addr", ln.Addr().String(), "database", string(s.db.Flavor),
 		"graphiql", "http://"+displayAddr(ln.Addr())+"/graphiql")
 
 	select {
 	case err := <-errc:
 		return err
+	case err := <-adminErr:
+		_ = srv.Close()
+		return err
 	case <-ctx.Done():
 	}
 	s.logger.Info("shutting down; draining in-flight requests", "timeout", drain.String())
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), drain)
 	defer cancel()
+	if admin != nil {
+		// The probes go first, so nobody mistakes a draining replica for a
+		// ready one; in-flight profiles are cut short.
+		_ = admin.Close()
+	}
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
