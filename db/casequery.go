@@ -70,7 +70,7 @@ func ListCases(ctx context.Context, idb bun.IDB, userID string, f CaseFilter, wi
 		q = q.ExcludeColumn("snapshot")
 	}
 	q = applyCaseFilter(q, "case_row", f)
-	q = sortAndPage(q, "case_row", CaseSortColumns, f.SortBy, f.Ascending, f.Offset, f.Limit, f.After)
+	q = sortAndPage(q, caseOrder, f.SortBy, f.Ascending, f.Offset, f.Limit, f.After)
 	if err := q.Scan(ctx); err != nil {
 		return nil, fmt.Errorf("db: list cases: %w", err)
 	}
@@ -99,15 +99,34 @@ func CountCases(ctx context.Context, idb bun.IDB, userID string, f CaseFilter) (
 	return int(n), nil
 }
 
-// sortAndPage orders a list by the column a client named (last_modified
-// when it named none it may sort by), with the id as tie-breaker so that
-// pages never overlap, and cuts the page.
-func sortAndPage(q *bun.SelectQuery, alias string, columns map[string]string, sortBy string, asc bool, offset, limit int, after *Keyset) *bun.SelectQuery {
-	col, ok := columns[strings.ToLower(sortBy)]
+// listOrder is how a list may be sorted: the columns a client may name
+// (by lower-case field name) and the one used when it names none of them.
+type listOrder struct {
+	alias    string
+	columns  map[string]string
+	fallback string
+	// ties order rows with equal sort values, ascending whatever the
+	// sort's direction. Empty means the row id in the sort's direction,
+	// which paging by keyset needs.
+	ties []string
+}
+
+var (
+	caseOrder       = listOrder{alias: "case_row", columns: CaseSortColumns, fallback: "last_modified"}
+	taskOrder       = listOrder{alias: "task_row", columns: TaskSortColumns, fallback: "last_modified"}
+	identifierOrder = listOrder{alias: "identifier_row", fallback: "name", ties: []string{"case_id", "name", "value"},
+		columns: map[string]string{"name": "name", "tenant": "tenant", "value": "value", "caseinstanceid": "case_id"}}
+)
+
+// sortAndPage is the one sort-and-page of every list: it orders by the
+// column a client named, breaks ties so that pages never overlap, and cuts
+// the page, by offset or (after set; o without ties) by keyset.
+func sortAndPage(q *bun.SelectQuery, o listOrder, sortBy string, asc bool, offset, limit int, after *Keyset) *bun.SelectQuery {
+	col, ok := o.columns[strings.ToLower(sortBy)]
 	if !ok {
-		col = "last_modified"
+		col = o.fallback
 	}
-	col = alias + "." + col
+	col = o.alias + "." + col
 	dir, cmp := "DESC", "<"
 	if asc {
 		dir, cmp = "ASC", ">"
@@ -117,13 +136,19 @@ func sortAndPage(q *bun.SelectQuery, alias string, columns map[string]string, so
 	} else {
 		q = q.OrderExpr(col + " " + dir + " NULLS LAST")
 		if after.Value == nil {
-			q = q.Where("("+col+" IS NULL AND "+alias+".id "+cmp+" ?)", after.ID)
+			q = q.Where("("+col+" IS NULL AND "+o.alias+".id "+cmp+" ?)", after.ID)
 		} else {
-			q = q.Where("("+col+" "+cmp+" ? OR ("+col+" = ? AND "+alias+".id "+cmp+" ?) OR "+col+" IS NULL)",
+			q = q.Where("("+col+" "+cmp+" ? OR ("+col+" = ? AND "+o.alias+".id "+cmp+" ?) OR "+col+" IS NULL)",
 				after.Value, after.Value, after.ID)
 		}
 	}
-	q = q.OrderExpr(alias + ".id " + dir).Offset(int64(max(offset, 0)))
+	if len(o.ties) == 0 {
+		q = q.OrderExpr(o.alias + ".id " + dir)
+	}
+	for _, t := range o.ties {
+		q = q.OrderExpr(o.alias + "." + t)
+	}
+	q = q.Offset(int64(max(offset, 0)))
 	if limit > 0 {
 		q = q.Limit(int64(limit))
 	}
@@ -221,18 +246,7 @@ func Identifiers(ctx context.Context, idb bun.IDB, userID, tenant, name string, 
 	if name != "" {
 		q = q.Where("identifier_row.name = ?", name)
 	}
-	col := map[string]string{"name": "name", "tenant": "tenant", "value": "value", "caseinstanceid": "case_id"}[strings.ToLower(sortBy)]
-	if col == "" {
-		col = "name"
-	}
-	dir := "DESC"
-	if asc {
-		dir = "ASC"
-	}
-	q = q.OrderExpr("identifier_row." + col + " " + dir).OrderExpr("identifier_row.case_id, identifier_row.name, identifier_row.value").Offset(int64(max(offset, 0)))
-	if limit > 0 {
-		q = q.Limit(int64(limit))
-	}
+	q = sortAndPage(q, identifierOrder, sortBy, asc, offset, limit, nil)
 	if err := q.Scan(ctx); err != nil {
 		return nil, fmt.Errorf("db: list identifiers: %w", err)
 	}

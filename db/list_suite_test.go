@@ -193,6 +193,12 @@ func exerciseIdentifiers(t *testing.T, open func(t *testing.T) *db.DB) {
 	if len(got) != 1 || got[0].Name != "ref" || got[0].CaseID != "c2" {
 		t.Errorf("alice's identifiers, second by name: %+v", got)
 	}
+	// Ties keep ascending case order whatever the sort's direction.
+	got, err = db.Identifiers(ctx, d, "alice", "", "", 0, 0, "name", false)
+	must(t, err)
+	if len(got) != 3 || got[0].Name != "zip" || got[1].CaseID != "c1" || got[2].CaseID != "c2" {
+		t.Errorf("alice's identifiers by name descending: %+v", got)
+	}
 	names, err := db.IdentifierNames(ctx, d, "alice", "")
 	must(t, err)
 	wantIDs(t, "alice's identifier names", names, []string{"ref", "zip"})

@@ -141,7 +141,7 @@ var TaskSortColumns = map[string]string{
 func ListTasks(ctx context.Context, idb bun.IDB, userID string, f TaskFilter) ([]Task, error) {
 	var rows []taskRow
 	q := filterTasks(idb.NewSelect().Model(&rows), userID, f)
-	q = sortAndPage(q, "task_row", TaskSortColumns, f.SortBy, f.Ascending, f.Offset, f.Limit, f.After)
+	q = sortAndPage(q, taskOrder, f.SortBy, f.Ascending, f.Offset, f.Limit, f.After)
 	if err := q.Scan(ctx); err != nil {
 		return nil, fmt.Errorf("db: list tasks: %w", err)
 	}

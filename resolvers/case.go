@@ -15,6 +15,12 @@ import (
 	"github.com/casegraph/casegraph/service"
 )
 
+// toCase is the one GraphQL builder of a case. Its definition field is the
+// name of the definition the case was started from (the repository's file
+// name), which a client needs to load or redeploy that definition; the
+// case name is in name. REST's definition field is the reference engine's
+// deprecated copy of the case name instead (rest toCaseSummary): no
+// GraphQL client depends on that, so GraphQL keeps the more useful value.
 func toCase(v service.CaseView) *model.Case {
 	r := v.Record
 	c := &model.Case{ID: r.ID, Tenant: r.Tenant, Name: r.Name, Definition: r.DefinitionName, State: model.CaseState(r.State), Failures: r.Failures,

@@ -91,11 +91,10 @@ func (r *caseResolver) Tasks(ctx context.Context, obj *model.Case) ([]*model.Tas
 	if err != nil {
 		return nil, err
 	}
-	out := []*model.Task{}
-	for _, p := range v.State.PlanItems {
-		if t := taskFromCase(v, p); t != nil {
-			out = append(out, t)
-		}
+	tasks := v.Tasks()
+	out := make([]*model.Task, len(tasks))
+	for i, t := range tasks {
+		out[i] = toTask(t, v.MayPerform(t.ID))
 	}
 	return out, nil
 }

@@ -53,6 +53,11 @@ func TestPermitCaseOverGraphQL(t *testing.T) {
 		if started.Name != "BuildingPermit" || started.State != "ACTIVE" {
 			t.Fatalf("started %+v", started)
 		}
+		// definition is the definition it was started from, unlike REST's
+		// (the case name there, as in the reference engine).
+		if c, err := client.Case(ctx, env.GraphQL("alice"), started.Id); err != nil || c.Case.Definition != "permit.xml" {
+			t.Fatalf("definition = %q %v, want permit.xml", c.Case.Definition, err)
+		}
 		var items []client.PlanItemFields
 		for _, p := range started.PlanItems {
 			items = append(items, p.PlanItemFields)

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 
@@ -29,34 +28,6 @@ func openAdmin(t *testing.T, env *servertest.Env) *sql.DB {
 	}
 	t.Cleanup(func() { conn.Close() })
 	return conn
-}
-
-// blockedBackend waits (bounded) until a backend of the server waits on a
-// lock with a statement on table that mentions caseID, and returns its pid.
-func blockedBackend(t *testing.T, admin *sql.DB, table, caseID string) int {
-	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); ; {
-		var pid int
-		err := admin.QueryRow(`SELECT pid FROM pg_stat_activity
-			WHERE wait_event_type = 'Lock' AND state = 'active' AND query LIKE '%' || $1 || '%' AND query LIKE '%' || $2 || '%'
-			LIMIT 1`, table, caseID).Scan(&pid)
-		if err == nil {
-			return pid
-		}
-		if err != sql.ErrNoRows {
-			t.Fatal(err)
-		}
-		if time.Now().After(deadline) {
-			rows, _ := admin.Query("SELECT coalesce(wait_event_type, ''), state, query FROM pg_stat_activity WHERE datname = current_database()")
-			for rows != nil && rows.Next() {
-				var w, st, q string
-				_ = rows.Scan(&w, &st, &q)
-				t.Logf("backend: %s %s %s", w, st, q)
-			}
-			t.Fatalf("no statement of the server ever waited on %s for case %s", table, caseID)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // TestDatabaseTerminatedMidMutation: PostgreSQL terminates the connection
@@ -92,7 +63,7 @@ func TestDatabaseTerminatedMidMutation(t *testing.T) {
 	mutation := fmt.Sprintf(`mutation { updateCaseFileItem(caseId: %q, path: "Incident", value: {Severity: 1}) { id caseFile } }`, id)
 	done := make(chan graphQLAnswer, 1)
 	go func() { done <- sendGraphQL(context.Background(), env, "alice", mutation) }()
-	pid := blockedBackend(t, admin, "case_files", id)
+	pid := dbtest.BlockedBackend(t, admin, "case_files", id)
 	var terminated bool
 	if err := admin.QueryRow("SELECT pg_terminate_backend($1)", pid).Scan(&terminated); err != nil || !terminated {
 		t.Fatalf("terminate backend %d: %v %v", pid, terminated, err)

@@ -41,27 +41,14 @@ func TestClientDisconnectStopsQuery(t *testing.T) {
 	go func() {
 		done <- sendGraphQL(hangUp, env, "alice", fmt.Sprintf(`{ case(id: %q) { id caseFile } }`, id))
 	}()
-	pid := blockedBackend(t, admin, "cases", id)
+	pid := dbtest.BlockedBackend(t, admin, "cases", id)
 
 	cancel()
 	if got := <-done; got.err == nil {
 		t.Fatalf("the request was answered while its statement was blocked: %d %+v", got.status, got.body)
 	}
 	hungUp := time.Now()
-	for {
-		var running bool
-		if err := admin.QueryRow(`SELECT EXISTS (SELECT 1 FROM pg_stat_activity
-			WHERE pid = $1 AND state = 'active' AND query LIKE '%' || $2 || '%')`, pid, id).Scan(&running); err != nil {
-			t.Fatal(err)
-		}
-		if !running {
-			break
-		}
-		if time.Since(hungUp) > time.Second {
-			t.Fatalf("backend %d still runs the statement a second after the client hung up", pid)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	dbtest.StatementStopped(t, admin, pid, id, time.Second)
 	t.Logf("the statement stopped %v after the client hung up", time.Since(hungUp))
 
 	// The lock was held throughout; released, the server answers again.

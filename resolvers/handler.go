@@ -62,7 +62,7 @@ func NewHandler(svc *service.Service, authn Authenticator, logger *slog.Logger, 
 		if r.Header.Get("Authorization") != "" {
 			who, err := authn.Authenticate(r)
 			if err != nil {
-				writeAuthError(w, r, logger, err)
+				writeAuthError(w, r, svc, err)
 				return
 			}
 			r = r.WithContext(auth.NewContext(r.Context(), who))
@@ -195,22 +195,16 @@ func errorPresenter(logger *slog.Logger) graphql.ErrorPresenterFunc {
 }
 
 // writeAuthError answers a bad token before any resolver runs, in the
-// GraphQL response shape.
-func writeAuthError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) {
-	status, code, msg := http.StatusUnauthorized, "UNAUTHENTICATED", "Token cannot be verified"
-	var te *auth.TokenError
-	switch {
-	case errors.As(err, &te):
-		msg = te.Msg
-	case errors.Is(err, auth.ErrIDPUnreachable):
-		logger.WarnContext(r.Context(), "identity provider unreachable", "err", err)
+// GraphQL response shape, as service classifies it: 401, or 503 with
+// Retry-After when the identity provider could not be reached.
+func writeAuthError(w http.ResponseWriter, r *http.Request, svc *service.Service, err error) {
+	err = svc.AuthFailure(r.Context(), err)
+	status := http.StatusUnauthorized
+	if service.KindOf(err) == service.Unavailable {
 		w.Header().Set("Retry-After", "5")
-		status, code, msg = http.StatusServiceUnavailable, "UNAVAILABLE",
-			"The identity provider could not be reached to verify the token; try again later"
-	default:
-		logger.ErrorContext(r.Context(), "authentication failed", "err", err)
+		status = http.StatusServiceUnavailable
 	}
-	writeGraphQLError(w, status, code, msg)
+	writeGraphQLError(w, status, codeOf[service.KindOf(err)], service.Message(err))
 }
 
 // writeGraphQLError answers a request refused before any resolver ran, in

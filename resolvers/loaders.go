@@ -114,7 +114,7 @@ func reloadCase(ctx context.Context, id string) (service.CaseView, error) {
 }
 
 func caseNotFound(id string) error {
-	return service.Ef("graphql.case", service.NotFound, "A case with id '%s' cannot be found.", id)
+	return service.CaseNotFound("graphql.case", id)
 }
 
 // selects reports whether the current field's selection reaches path,

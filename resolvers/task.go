@@ -2,38 +2,32 @@ package resolvers
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/casegraph/casegraph/model"
 	"github.com/casegraph/casegraph/service"
 )
 
-// taskFromCase builds a task from its case's state, as the loader holds
-// it; nil when the plan item has no task (yet).
-func taskFromCase(v service.CaseView, p *service.PlanItem) *model.Task {
-	t := p.Task
-	if t == nil {
-		return nil
-	}
-	out := &model.Task{ID: p.ID, CaseID: v.Record.ID, Name: p.Name, State: model.TaskState(t.State), DueDate: t.DueDate,
-		Input: nonNil(t.Input), Output: nonNil(t.Output), TaskModel: parsedTaskModel(t.TaskModel),
-		Tenant: v.Record.Tenant, CaseName: v.Record.Name, CreatedOn: p.CreatedOn.UTC(), CreatedBy: t.CreatedBy,
-		LastModified: p.LastModified.UTC(), ModifiedBy: p.ModifiedBy,
-		MayPerform: v.MayPerform(p.ID), ActivatedOn: t.ActivatedOn.UTC()}
+// toTask is the one GraphQL builder of a task, from the service's view
+// of it, wherever that view was read (a case's state or the task list).
+func toTask(t service.Task, mayPerform bool) *model.Task {
+	out := &model.Task{ID: t.ID, CaseID: t.CaseID, Name: t.TaskName, State: model.TaskState(t.TaskState), DueDate: t.DueDate,
+		Input: t.Input, Output: t.Output, TaskModel: t.TaskModel, Tenant: t.Tenant, CaseName: t.CaseName,
+		CreatedOn: t.CreatedOn.UTC(), CreatedBy: t.CreatedBy, LastModified: t.LastModified.UTC(), ModifiedBy: t.ModifiedBy,
+		ActivatedOn: t.ActivatedOn.UTC(), MayPerform: mayPerform}
+	// GraphQL says "none" with null where REST writes "".
 	out.Assignee, out.Owner, out.Role = optional(t.Assignee), optional(t.Owner), optional(t.Role)
-	out.TaskDuration, out.Documentation = optional(service.TaskDuration(t.ActivatedOn, t.DueDate)), optional(t.Documentation)
+	out.TaskDuration, out.Documentation = optional(t.Duration), optional(t.Documentation)
 	return out
 }
 
-// taskFromRow builds a task from the task list's row.
-func taskFromRow(t service.Task) *model.Task {
-	out := &model.Task{ID: t.ID, CaseID: t.CaseID, Name: t.TaskName, State: model.TaskState(t.TaskState), DueDate: t.DueDate,
-		Input: rawJSON(t.Input), Output: rawJSON(t.Output), TaskModel: parsedTaskModel(t.TaskModel),
-		Tenant: t.Tenant, CaseName: t.CaseName, CreatedOn: t.CreatedOn.UTC(), CreatedBy: t.CreatedBy,
-		LastModified: t.LastModified.UTC(), ModifiedBy: t.ModifiedBy, ActivatedOn: t.ActivatedOn.UTC()}
-	out.Assignee, out.Owner, out.Role = optional(t.Assignee), optional(t.Owner), optional(t.Role)
-	out.TaskDuration, out.Documentation = optional(service.TaskDuration(t.ActivatedOn, t.DueDate)), optional(t.Documentation)
-	return out
+// caseTask is the task id of a case the caller has loaded, with whether
+// the caller may perform it; nil when the case has no such task (yet).
+func caseTask(v service.CaseView, id string) *model.Task {
+	t, ok := v.Task(id)
+	if !ok {
+		return nil
+	}
+	return toTask(t, v.MayPerform(id))
 }
 
 func optional(s string) *string {
@@ -43,46 +37,16 @@ func optional(s string) *string {
 	return &s
 }
 
-func nonNil(m map[string]any) any {
-	if m == nil {
-		return map[string]any{}
-	}
-	return m
-}
-
-func rawJSON(s string) any {
-	var v any
-	if s == "" || json.Unmarshal([]byte(s), &v) != nil || v == nil {
-		return map[string]any{}
-	}
-	return v
-}
-
-// parsedTaskModel returns the task model as JSON when it parses, as text
-// otherwise.
-func parsedTaskModel(s string) any {
-	if s == "" {
-		return nil
-	}
-	var v any
-	if json.Unmarshal([]byte(s), &v) == nil {
-		return v
-	}
-	return s
-}
-
 // taskResult loads a task after a mutation changed its case.
 func taskResult(ctx context.Context, caseID, taskID string) (*model.Task, error) {
 	v, err := reloadCase(ctx, caseID)
 	if err != nil {
 		return nil, err
 	}
-	if p := v.State.PlanItem(taskID); p != nil {
-		if t := taskFromCase(v, p); t != nil {
-			return t, nil
-		}
+	if t := caseTask(v, taskID); t != nil {
+		return t, nil
 	}
-	return nil, service.Ef("graphql.task", service.NotFound, "A task with id '%s' cannot be found.", taskID)
+	return nil, service.TaskNotFound("graphql.task", taskID)
 }
 
 // taskMutation runs a task command and answers the task as it is after.

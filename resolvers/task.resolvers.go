@@ -23,7 +23,7 @@ func (r *discretionaryItemResolver) Parent(ctx context.Context, obj *model.Discr
 	if p := v.State.PlanItem(obj.ParentID); p != nil {
 		return toPlanItem(obj.CaseID, p), nil
 	}
-	return nil, service.Ef("graphql.discretionaryItem", service.NotFound, "A plan item with id '%s' cannot be found.", obj.ParentID)
+	return nil, service.PlanItemNotFound("graphql.discretionaryItem", obj.ParentID)
 }
 
 // ClaimTask is the resolver for the claimTask field.
@@ -117,7 +117,7 @@ func (r *mutationResolver) PlanDiscretionaryItem(ctx context.Context, caseID str
 	if p := v.State.PlanItem(newID); p != nil {
 		return toPlanItem(caseID, p), nil
 	}
-	return nil, service.Ef("graphql.planDiscretionaryItem", service.NotFound, "A plan item with id '%s' cannot be found.", newID)
+	return nil, service.PlanItemNotFound("graphql.planDiscretionaryItem", newID)
 }
 
 // Tasks is the resolver for the tasks field.
@@ -166,10 +166,8 @@ func (r *queryResolver) Tasks(ctx context.Context, filter *model.TaskFilter, fir
 		return nil, err
 	}
 	for _, t := range tasks {
-		node := taskFromRow(t)
-		if v, ok := views[t.CaseID]; ok {
-			node.MayPerform = v.MayPerform(t.ID)
-		}
+		v, ok := views[t.CaseID]
+		node := toTask(t, ok && v.MayPerform(t.ID))
 		conn.Edges = append(conn.Edges, &model.TaskEdge{Cursor: encodeCursor(sort, taskSortValue(t, field), t.ID), Node: node})
 	}
 	if len(conn.Edges) > 0 {
@@ -192,10 +190,10 @@ func (r *queryResolver) Task(ctx context.Context, id string) (*model.Task, error
 	if err != nil {
 		return nil, err
 	}
-	if p := v.State.PlanItem(id); p != nil && p.Task != nil {
-		return taskFromCase(v, p), nil
+	if tk := caseTask(v, id); tk != nil {
+		return tk, nil
 	}
-	return taskFromRow(t), nil
+	return toTask(t, false), nil
 }
 
 // Case is the resolver for the case field.
@@ -216,7 +214,7 @@ func (r *taskResolver) PlanItem(ctx context.Context, obj *model.Task) (*model.Pl
 	if p := v.State.PlanItem(obj.ID); p != nil {
 		return toPlanItem(obj.CaseID, p), nil
 	}
-	return nil, service.Ef("graphql.task", service.NotFound, "A plan item with id '%s' cannot be found.", obj.ID)
+	return nil, service.PlanItemNotFound("graphql.task", obj.ID)
 }
 
 // DiscretionaryItem returns graph.DiscretionaryItemResolver implementation.

@@ -113,3 +113,39 @@ func TestPlanningOverGraphQL(t *testing.T) {
 		}
 	})
 }
+
+// TestTaskIsOneShape: a task answers the same fields whether GraphQL read
+// it from its case's state (task, case.tasks) or from the task list
+// (tasks), and a task without a task model answers {} as the reference
+// engine (and REST) does, not null.
+func TestTaskIsOneShape(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		deployIncident(t, env)
+		caseID, triage := startIncident(t, env)
+		carl := env.GraphQL("carl")
+		if _, err := client.SaveTaskOutput(ctx, carl, triage, json.RawMessage(`{"Notes":"checked"}`)); err != nil {
+			t.Fatal(err)
+		}
+		one, err := client.Task(ctx, carl, triage)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ofCase, err := client.CaseTasks(ctx, carl, caseID)
+		if err != nil || len(ofCase.Case.Tasks) != 1 {
+			t.Fatalf("case tasks = %+v %v", ofCase, err)
+		}
+		list, err := client.Tasks(ctx, carl, nil, ptr(10), nil)
+		if err != nil || len(list.Tasks.Edges) != 1 {
+			t.Fatalf("task list = %+v %v", list, err)
+		}
+		fromState, fromCase, fromList := mustJSON(t, one.Task.TaskFields), mustJSON(t, ofCase.Case.Tasks[0].TaskFields),
+			mustJSON(t, list.Tasks.Edges[0].Node.TaskFields)
+		if fromState != fromCase || fromState != fromList {
+			t.Fatalf("one task, three shapes:\ntask       %s\ncase.tasks %s\ntasks      %s", fromState, fromCase, fromList)
+		}
+		tk := one.Task
+		if tk.TaskModel == nil || string(*tk.TaskModel) != "{}" || string(tk.Input) != "{}" || string(tk.Output) != `{"Notes":"checked"}` || !tk.MayPerform {
+			t.Fatalf("task = %s", fromState)
+		}
+	})
+}

@@ -46,6 +46,10 @@ type caseSummary struct {
 	File         any            `json:"file"`
 }
 
+// toCaseSummary writes the case name into definition and name as well:
+// the reference engine keeps both as deprecated copies of caseName, and its
+// clients read them so. GraphQL's Case.definition is the definition's file
+// name instead (resolvers toCase).
 func toCaseSummary(r service.CaseRecord) caseSummary {
 	return caseSummary{ID: r.ID, Tenant: r.Tenant, CaseName: r.Name, Definition: r.Name, Name: r.Name, State: r.State,
 		Failures: r.Failures, ParentCaseID: r.ParentCaseID, RootCaseID: r.RootCaseID,
@@ -350,13 +354,48 @@ func toEventsJSON(id string, events []service.DebugEvent) []eventJSON {
 	return out
 }
 
+// planItemHistoryJSON is the reference engine's PlanItemHistory record.
+type planItemHistoryJSON struct {
+	ID           string `json:"id"`
+	PlanItemID   string `json:"planItemId"`
+	Name         string `json:"name"`
+	Index        int    `json:"index"`
+	StageID      string `json:"stageId"`
+	CaseID       string `json:"caseInstanceId"`
+	CurrentState string `json:"currentState"`
+	HistoryState string `json:"historyState"`
+	Type         string `json:"type"`
+	Transition   string `json:"transition"`
+	Repeating    bool   `json:"repeating"`
+	Required     bool   `json:"required"`
+	LastModified string `json:"lastModified"`
+	ModifiedBy   string `json:"modifiedBy"`
+	EventType    string `json:"eventType"`
+	SequenceNr   int64  `json:"sequenceNr"`
+}
+
+func toPlanItemHistory(recs []service.PlanItemHistoryRecord) []planItemHistoryJSON {
+	out := make([]planItemHistoryJSON, len(recs))
+	for i, h := range recs {
+		out[i] = planItemHistoryJSON{ID: h.ID, PlanItemID: h.PlanItemID, Name: h.Name, Index: h.Index, StageID: h.StageID,
+			CaseID: h.CaseID, CurrentState: h.CurrentState, HistoryState: h.HistoryState, Type: h.Type, Transition: h.Transition,
+			Repeating: h.Repeating, Required: h.Required, LastModified: instant(h.LastModified), ModifiedBy: h.ModifiedBy,
+			EventType: h.EventType, SequenceNr: h.SequenceNr}
+	}
+	return out
+}
+
 func (a *API) planItemsHistory(w http.ResponseWriter, r *http.Request, who auth.Identity) {
 	hist, err := a.svc.PlanItemHistory(r.Context(), who, r.PathValue("caseId"), "")
 	if err != nil {
 		a.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, hist)
+	out := make([][]planItemHistoryJSON, len(hist))
+	for i, h := range hist {
+		out[i] = toPlanItemHistory(h)
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (a *API) planItemHistory(w http.ResponseWriter, r *http.Request, who auth.Identity) {
@@ -365,7 +404,7 @@ func (a *API) planItemHistory(w http.ResponseWriter, r *http.Request, who auth.I
 		a.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, hist[0])
+	writeJSON(w, http.StatusOK, toPlanItemHistory(hist[0]))
 }
 
 // setDebug switches debug mode: PUT /cases/{id}/debug/{true|false}.

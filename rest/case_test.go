@@ -177,6 +177,24 @@ func TestPermitCaseRunsToCompletion(t *testing.T) {
 	})
 }
 
+// TestCaseDefinitionIsCaseName: a case record's definition and name are
+// the reference engine's deprecated copies of caseName (GraphQL's
+// Case.definition differs: the definition's name).
+func TestCaseDefinitionIsCaseName(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		id := setupPermit(t, env)
+		var list []map[string]any
+		env.Do(servertest.Request{Method: "GET", Path: "/cases", User: "alice"}).JSON(t, &list)
+		var one map[string]any
+		env.Do(servertest.Request{Method: "GET", Path: "/cases/" + id, User: "alice"}).JSON(t, &one)
+		for _, c := range append(list, one) {
+			if c["caseName"] != "BuildingPermit" || c["definition"] != "BuildingPermit" || c["name"] != "BuildingPermit" {
+				t.Fatalf("case = caseName %v, definition %v, name %v; want BuildingPermit for all three", c["caseName"], c["definition"], c["name"])
+			}
+		}
+	})
+}
+
 func TestCaseVisibility(t *testing.T) {
 	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
 		id := setupPermit(t, env)

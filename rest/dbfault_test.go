@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"strings"
 	"testing"
-	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 
@@ -50,20 +49,7 @@ func TestDatabaseTerminatedMidCommand(t *testing.T) {
 	}()
 	// Wait (bounded) until the command's backend blocks on that row, then
 	// terminate it as an administrator would.
-	var pid int
-	for deadline := time.Now().Add(20 * time.Second); pid == 0; {
-		err := lock.QueryRowContext(ctx, `SELECT pid FROM pg_stat_activity
-			WHERE wait_event_type = 'Lock' AND query LIKE '%case_files%' AND query LIKE '%' || $1 || '%'`, id).Scan(&pid)
-		if err != nil && err != sql.ErrNoRows {
-			t.Fatal(err)
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the command never waited for the case file row")
-		}
-		if pid == 0 {
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
+	pid := dbtest.BlockedBackend(t, lock, "case_files", id)
 	var terminated bool
 	if err := lock.QueryRowContext(ctx, "SELECT pg_terminate_backend($1)", pid).Scan(&terminated); err != nil || !terminated {
 		t.Fatalf("terminate backend %d: %v %v", pid, terminated, err)

@@ -1,10 +1,8 @@
 package rest
 
 import (
-	"errors"
 	"net/http"
 
-	"github.com/casegraph/casegraph/auth"
 	"github.com/casegraph/casegraph/service"
 )
 
@@ -47,21 +45,11 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 // retryAfter is the Retry-After of every 503, in seconds.
 const retryAfter = "5"
 
-// writeAuthError answers a failed authentication: 503 when the identity
-// provider could not be reached, 401 with the token problem otherwise.
+// writeAuthError answers a failed authentication as service classifies
+// it: 401 with the token's problem, 503 when the identity provider could
+// not be reached.
 func (a *API) writeAuthError(w http.ResponseWriter, r *http.Request, err error) {
-	var te *auth.TokenError
-	switch {
-	case errors.As(err, &te):
-		writeText(w, http.StatusUnauthorized, te.Msg)
-	case errors.Is(err, auth.ErrIDPUnreachable):
-		a.logger.WarnContext(r.Context(), "identity provider unreachable", "err", err)
-		w.Header().Set("Retry-After", retryAfter)
-		writeText(w, http.StatusServiceUnavailable, "The identity provider could not be reached to verify the token; try again later")
-	default:
-		a.logger.ErrorContext(r.Context(), "authentication failed", "err", err)
-		writeText(w, http.StatusUnauthorized, "Token cannot be verified")
-	}
+	a.writeError(w, r, a.svc.AuthFailure(r.Context(), err))
 }
 
 func writeText(w http.ResponseWriter, status int, msg string) {

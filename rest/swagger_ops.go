@@ -2,8 +2,6 @@ package rest
 
 import (
 	"net/http"
-
-	"github.com/casegraph/casegraph/service"
 )
 
 // This file describes every REST route for the OpenAPI document: a test
@@ -186,9 +184,9 @@ var operations = func() map[string]operation {
 	}
 	add("GET /cases/{caseId}/history/events", operation{summary: "Events of a case", response: []eventJSON{}, errors: []int{404}})
 	add("GET /cases/{caseId}/history/planitems", operation{summary: "Transition history of every plan item",
-		response: [][]service.PlanItemHistoryRecord{}, errors: []int{404}})
+		response: [][]planItemHistoryJSON{}, errors: []int{404}})
 	add("GET /cases/{caseId}/history/planitems/{planItemId}", operation{summary: "Transition history of one plan item",
-		response: []service.PlanItemHistoryRecord{}, errors: []int{404}})
+		response: []planItemHistoryJSON{}, errors: []int{404}})
 	add("GET /cases/{caseId}/documentation/planitems/{planItemId}", operation{summary: "Documentation of a plan item; null when it has none",
 		response: nullableOf(ref("Documentation")), errors: []int{404}})
 	add("GET /cases/{caseId}/documentation/casefile", operation{summary: "Documentation of the case file items",

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
-
-	"github.com/casegraph/casegraph/service"
 )
 
 // schema is a JSON Schema (2020-12, as OpenAPI 3.1 uses it).
@@ -15,27 +13,27 @@ type schema = map[string]any
 // encode and decode. Their schemas are derived from the types themselves,
 // so the description follows the code.
 var componentNames = map[reflect.Type]string{
-	reflect.TypeFor[caseSummary]():                   "CaseSummary",
-	reflect.TypeFor[planItemJSON]():                  "PlanItem",
-	reflect.TypeFor[teamJSON]():                      "CaseTeam",
-	reflect.TypeFor[teamUserJSON]():                  "CaseTeamUser",
-	reflect.TypeFor[teamTenantRoleJSON]():            "CaseTeamTenantRole",
-	reflect.TypeFor[teamGroupJSON]():                 "CaseTeamGroup",
-	reflect.TypeFor[taskJSON]():                      "Task",
-	reflect.TypeFor[tenantUserJSON]():                "TenantUser",
-	reflect.TypeFor[eventJSON]():                     "Event",
-	reflect.TypeFor[documentationJSON]():             "Documentation",
-	reflect.TypeFor[service.PlanItemHistoryRecord](): "PlanItemHistoryRecord",
-	reflect.TypeFor[userFormat]():                    "TenantUserInput",
-	reflect.TypeFor[teamUser]():                      "CaseTeamUserInput",
-	reflect.TypeFor[teamTenantRole]():                "CaseTeamTenantRoleInput",
-	reflect.TypeFor[teamGroup]():                     "CaseTeamGroupInput",
-	reflect.TypeFor[legacyMember]():                  "CaseTeamMemberInput",
-	reflect.TypeFor[groupFormat]():                   "ConsentGroupInput",
-	reflect.TypeFor[groupMemberFormat]():             "ConsentGroupMemberInput",
-	reflect.TypeFor[groupJSON]():                     "ConsentGroup",
-	reflect.TypeFor[groupMemberJSON]():               "ConsentGroupMember",
-	reflect.TypeFor[userGroupJSON]():                 "UserConsentGroup",
+	reflect.TypeFor[caseSummary]():         "CaseSummary",
+	reflect.TypeFor[planItemJSON]():        "PlanItem",
+	reflect.TypeFor[teamJSON]():            "CaseTeam",
+	reflect.TypeFor[teamUserJSON]():        "CaseTeamUser",
+	reflect.TypeFor[teamTenantRoleJSON]():  "CaseTeamTenantRole",
+	reflect.TypeFor[teamGroupJSON]():       "CaseTeamGroup",
+	reflect.TypeFor[taskJSON]():            "Task",
+	reflect.TypeFor[tenantUserJSON]():      "TenantUser",
+	reflect.TypeFor[eventJSON]():           "Event",
+	reflect.TypeFor[documentationJSON]():   "Documentation",
+	reflect.TypeFor[planItemHistoryJSON](): "PlanItemHistoryRecord",
+	reflect.TypeFor[userFormat]():          "TenantUserInput",
+	reflect.TypeFor[teamUser]():            "CaseTeamUserInput",
+	reflect.TypeFor[teamTenantRole]():      "CaseTeamTenantRoleInput",
+	reflect.TypeFor[teamGroup]():           "CaseTeamGroupInput",
+	reflect.TypeFor[legacyMember]():        "CaseTeamMemberInput",
+	reflect.TypeFor[groupFormat]():         "ConsentGroupInput",
+	reflect.TypeFor[groupMemberFormat]():   "ConsentGroupMemberInput",
+	reflect.TypeFor[groupJSON]():           "ConsentGroup",
+	reflect.TypeFor[groupMemberJSON]():     "ConsentGroupMember",
+	reflect.TypeFor[userGroupJSON]():       "UserConsentGroup",
 }
 
 // schemas collects the component schemas a document refers to.

@@ -35,38 +35,19 @@ type taskJSON struct {
 	MayPerform    *bool           `json:"mayPerform,omitempty"`
 }
 
-func toTaskJSON(t service.Task) taskJSON {
+// toTaskJSON is the one REST builder of a task. mayPerform is shown only
+// by GET /tasks/case/{id}, as in the reference engine; the other routes
+// pass nil.
+func toTaskJSON(t service.Task, mayPerform *bool) taskJSON {
 	out := taskJSON{ID: t.ID, TaskName: t.TaskName, TaskState: t.TaskState, Assignee: t.Assignee, Owner: t.Owner, Tenant: t.Tenant,
 		CaseID: t.CaseID, CaseName: t.CaseName, Role: t.Role, LastModified: instant(t.LastModified), ModifiedBy: t.ModifiedBy,
-		CreatedOn: instant(t.CreatedOn), CreatedBy: t.CreatedBy, ActivatedOn: instant(t.ActivatedOn),
-		Input: jsonOr(t.Input, "{}"), Output: jsonOr(t.Output, "{}"), TaskModel: taskModel(t.TaskModel)}
+		CreatedOn: instant(t.CreatedOn), CreatedBy: t.CreatedBy, ActivatedOn: instant(t.ActivatedOn), Documentation: t.Documentation,
+		Input: t.Input, Output: t.Output, TaskModel: t.TaskModel, MayPerform: mayPerform}
 	if t.DueDate != nil {
 		out.DueDate = instant(*t.DueDate)
-		d := service.TaskDuration(t.ActivatedOn, t.DueDate)
-		out.TaskDuration = &d
+		out.TaskDuration = &t.Duration
 	}
-	out.Documentation = t.Documentation
 	return out
-}
-
-func jsonOr(s, def string) json.RawMessage {
-	if s == "" || !json.Valid([]byte(s)) {
-		return json.RawMessage(def)
-	}
-	return json.RawMessage(s)
-}
-
-// taskModel returns the task model parsed when it is JSON, as a string
-// otherwise, and {} when there is none.
-func taskModel(s string) json.RawMessage {
-	if s == "" {
-		return json.RawMessage("{}")
-	}
-	if json.Valid([]byte(s)) {
-		return json.RawMessage(s)
-	}
-	b, _ := json.Marshal(s)
-	return b
 }
 
 func (a *API) listTasks(w http.ResponseWriter, r *http.Request, who auth.Identity) {
@@ -82,7 +63,7 @@ func (a *API) listTasks(w http.ResponseWriter, r *http.Request, who auth.Identit
 	}
 	out := make([]taskJSON, len(tasks))
 	for i, t := range tasks {
-		out[i] = toTaskJSON(t)
+		out[i] = toTaskJSON(t, nil)
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -93,7 +74,7 @@ func (a *API) getTask(w http.ResponseWriter, r *http.Request, who auth.Identity)
 		a.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, toTaskJSON(t))
+	writeJSON(w, http.StatusOK, toTaskJSON(t, nil))
 }
 
 func (a *API) caseTasks(w http.ResponseWriter, r *http.Request, who auth.Identity) {
@@ -108,9 +89,7 @@ func (a *API) caseTasks(w http.ResponseWriter, r *http.Request, who auth.Identit
 	}
 	out := make([]taskJSON, len(tasks))
 	for i, t := range tasks {
-		out[i] = toTaskJSON(t.Task)
-		may := t.MayPerform
-		out[i].MayPerform = &may
+		out[i] = toTaskJSON(t.Task, &t.MayPerform)
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -315,3 +315,35 @@ func TestTaskDueDateFilters(t *testing.T) {
 			"Invalid timeZone header 'Mars/Olympus'; use an offset such as +01:00")
 	})
 }
+
+// TestTaskRecordIsOneShape: GET /tasks/{id}, /tasks and /tasks/case/{id}
+// answer one task alike (only the case's list adds mayPerform, as in the
+// reference engine), with {} for a task without a task model.
+func TestTaskRecordIsOneShape(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		id := setupIncident(t, env, 1)
+		triage := taskNamed(t, env, "alice", id, "Triage")
+		var ofCase []map[string]any
+		env.Do(servertest.Request{Method: "GET", Path: "/tasks/case/" + id, User: "alice"}).JSON(t, &ofCase)
+		var one map[string]any
+		env.Do(servertest.Request{Method: "GET", Path: "/tasks/" + triage.ID, User: "alice"}).JSON(t, &one)
+		var list []map[string]any
+		env.Do(servertest.Request{Method: "GET", Path: "/tasks?taskName=Triage", User: "alice"}).JSON(t, &list)
+		var fromCase map[string]any
+		for _, tk := range ofCase {
+			if tk["id"] == triage.ID {
+				fromCase = tk
+			}
+		}
+		if fromCase["mayPerform"] != true {
+			t.Fatalf("the case's task list has no mayPerform: %v", fromCase)
+		}
+		delete(fromCase, "mayPerform")
+		if len(list) != 1 || fmt.Sprint(list[0]) != fmt.Sprint(one) || fmt.Sprint(fromCase) != fmt.Sprint(one) {
+			t.Fatalf("one task, three shapes:\n/tasks/{id}   %v\n/tasks        %v\n/tasks/case   %v", one, list, fromCase)
+		}
+		if m, ok := one["taskModel"].(map[string]any); !ok || len(m) != 0 {
+			t.Fatalf("taskModel of a task without one = %#v, want {}", one["taskModel"])
+		}
+	})
+}

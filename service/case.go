@@ -49,10 +49,6 @@ type CaseStarted struct {
 	Record CaseRecord
 }
 
-// msgCaseNotFound is the answer for a case that does not exist and for one
-// the caller is not in alike.
-const msgCaseNotFoundFmt = "A case with id '%s' cannot be found."
-
 // StartCase starts a case of a deployed definition. Any authenticated
 // caller may start a case in an existing, enabled tenant; the team decides
 // who may see it afterwards.
@@ -104,7 +100,7 @@ func (s *Service) startCase(ctx context.Context, op string, who auth.Identity, i
 		}
 		t, err := db.GetTenant(ctx, tx, tenant)
 		if errors.Is(err, db.ErrNotFound) || (err == nil && !t.Enabled) {
-			return configured(Ef(op, NotFound, "An active tenant with id '%s' cannot be found.", tenant))
+			return configured(ActiveTenantNotFound(op, tenant))
 		}
 		if err != nil {
 			return err
@@ -279,7 +275,7 @@ func (s *Service) memberCase(ctx context.Context, idb bun.IDB, op string, who au
 	} else {
 		rec, c, err = db.LoadCase(ctx, idb, id)
 	}
-	notFound := Ef(op, NotFound, msgCaseNotFoundFmt, id)
+	notFound := CaseNotFound(op, id)
 	if errors.Is(err, db.ErrNotFound) {
 		return caseAccess{}, notFound
 	}
@@ -291,67 +287,6 @@ func (s *Service) memberCase(ctx context.Context, idb bun.IDB, op string, who au
 		return caseAccess{}, err
 	}
 	return caseAccess{rec: rec, c: c, actor: actor}, nil
-}
-
-// caseCommand runs one engine command on a case for a team member, in one
-// transaction, retried when another command on the case won the race.
-func (s *Service) caseCommand(ctx context.Context, op string, who auth.Identity, id string, cmd engine.Command) (LastModified, error) {
-	who = s.commandIdentity(who)
-	var lm LastModified
-	err := s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
-		ca, err := s.memberCase(ctx, tx, op, who, id)
-		if err != nil {
-			return err
-		}
-		def, err := s.caseDefinition(ctx, tx, ca.rec, ca.c)
-		if err != nil {
-			return err
-		}
-		before, err := cloneCase(ca.c)
-		if err != nil {
-			return err
-		}
-		out, err := engine.ExecuteWithEffects(def, ca.c, cmd, ca.actor, engine.Env{Now: s.now(), NewID: newPlanItemID})
-		if err != nil {
-			return engineError(op, err)
-		}
-		if _, err := s.saveCase(ctx, tx, def, ca.rec, ca.c, out.Events, who, before); err != nil {
-			return err
-		}
-		lm = LastModified{At: ca.c.LastModified, ID: id}
-		if len(out.Effects) == 0 {
-			return nil
-		}
-		if err := s.settle(ctx, tx, op, who, out.Effects); err != nil {
-			return err
-		}
-		// A sub case may have reported back and changed the case again.
-		_, c, err := db.LoadCase(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		lm.At = c.LastModified
-		return nil
-	})
-	return lm, err
-}
-
-// engineError classifies an engine error.
-func engineError(op string, err error) error {
-	var ee *engine.Error
-	if !errors.As(err, &ee) {
-		return &Error{Op: op, Kind: Internal, Err: err}
-	}
-	kind := map[engine.ErrorKind]Kind{
-		engine.ErrInvalid:    Invalid,
-		engine.ErrNotAllowed: NotAllowed,
-		engine.ErrNotFound:   NotFound,
-		engine.ErrNoEffect:   NotModified,
-	}[ee.Kind]
-	if ee.WrongState {
-		kind = InvalidState
-	}
-	return &Error{Op: op, Kind: kind, Msg: ee.Msg}
 }
 
 // newCaseID returns a random UUID with '_' for '-', the reference engine's

@@ -2,10 +2,8 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -290,7 +288,7 @@ type PlanItemView struct {
 // caller's it is (the reference engine ignores the case id of the path).
 func (s *Service) GetPlanItem(ctx context.Context, who auth.Identity, planItemID string) (PlanItemView, error) {
 	const op = "service.GetPlanItem"
-	notFound := Ef(op, NotFound, "A plan item with id '%s' cannot be found.", planItemID)
+	notFound := PlanItemNotFound(op, planItemID)
 	caseID, err := db.PlanItemCase(ctx, s.db, who.UserID, planItemID)
 	if errors.Is(err, db.ErrNotFound) {
 		return PlanItemView{}, s.hidden(ctx, op, who, notFound, func(ctx context.Context, idb bun.IDB) (string, error) {
@@ -310,19 +308,6 @@ func (s *Service) GetPlanItem(ctx context.Context, who auth.Identity, planItemID
 	return PlanItemView{}, notFound
 }
 
-// MakeTransition applies a transition (a name such as "complete" or
-// "manualStart", any case) to the plan items with that id or name. Any team
-// member may; the engine checks the roles a transition needs. NotModified
-// when nothing changed.
-func (s *Service) MakeTransition(ctx context.Context, who auth.Identity, caseID, planItem, transition string) (LastModified, error) {
-	const op = "service.MakeTransition"
-	t, ok := engine.ParseTransition(transition)
-	if !ok {
-		return LastModified{}, E(op, Invalid, "Transition null is not valid")
-	}
-	return s.caseCommand(ctx, op, who, caseID, engine.MakeTransition{PlanItem: planItem, Transition: t})
-}
-
 // CaseFile returns a case's case file.
 func (s *Service) CaseFile(ctx context.Context, who auth.Identity, id string) (map[string]any, error) {
 	const op = "service.CaseFile"
@@ -335,140 +320,3 @@ func (s *Service) CaseFile(ctx context.Context, who auth.Identity, id string) (m
 	}
 	return ca.c.File, nil
 }
-
-// ChangeCaseFile creates, updates, replaces or deletes a case file item.
-// Any team member may.
-func (s *Service) ChangeCaseFile(ctx context.Context, who auth.Identity, id string, op CaseFileOp, path string, value any) (LastModified, error) {
-	return s.caseCommand(ctx, "service.ChangeCaseFile", who, id, engine.ChangeCaseFile{Op: op, Path: path, Value: value})
-}
-
-// CaseEvent is one event of a case's history.
-type CaseEvent = db.CaseEvent
-
-// CaseEvents returns every event of a case, in order.
-func (s *Service) CaseEvents(ctx context.Context, who auth.Identity, id string) ([]CaseEvent, error) {
-	const op = "service.CaseEvents"
-	ca, err := s.memberCase(ctx, s.db, op, who, id)
-	if err != nil {
-		return nil, err
-	}
-	events, err := db.CaseEvents(ctx, s.db, id)
-	for i := range events {
-		events[i].Tenant = ca.rec.Tenant
-	}
-	return events, wrap(op, err)
-}
-
-// CaseEventsOf returns the events of those of caseIDs the caller is in
-// the team of, by case, in one query: the batch behind the GraphQL history
-// loader.
-func (s *Service) CaseEventsOf(ctx context.Context, who auth.Identity, caseIDs []string) (map[string][]CaseEvent, error) {
-	events, err := db.VisibleCaseEvents(ctx, s.db, who.UserID, caseIDs)
-	return events, wrap("service.CaseEventsOf", err)
-}
-
-// PlanItemHistoryRecord is one transition of a plan item.
-type PlanItemHistoryRecord struct {
-	ID           string `json:"id"`
-	PlanItemID   string `json:"planItemId"`
-	Name         string `json:"name"`
-	Index        int    `json:"index"`
-	StageID      string `json:"stageId"`
-	CaseID       string `json:"caseInstanceId"`
-	CurrentState string `json:"currentState"`
-	HistoryState string `json:"historyState"`
-	Type         string `json:"type"`
-	Transition   string `json:"transition"`
-	Repeating    bool   `json:"repeating"`
-	Required     bool   `json:"required"`
-	LastModified string `json:"lastModified"`
-	ModifiedBy   string `json:"modifiedBy"`
-	EventType    string `json:"eventType"`
-	SequenceNr   int64  `json:"sequenceNr"`
-}
-
-// PlanItemHistory returns the transitions of every plan item of a case,
-// grouped per plan item in creation order (planItemID "" for all), rebuilt
-// from the case's events.
-func (s *Service) PlanItemHistory(ctx context.Context, who auth.Identity, caseID, planItemID string) ([][]PlanItemHistoryRecord, error) {
-	const op = "service.PlanItemHistory"
-	events, err := s.CaseEvents(ctx, who, caseID)
-	if err != nil {
-		return nil, err
-	}
-	var order []string
-	byItem := map[string][]PlanItemHistoryRecord{}
-	for _, e := range events {
-		switch e.Type {
-		case "PlanItemCreated", "PlanItemTransitioned", "RepetitionRuleEvaluated", "RequiredRuleEvaluated", "PlanItemMigrated":
-		default:
-			continue
-		}
-		var p struct {
-			PlanItemID   string `json:"planItemId"`
-			Name         string `json:"name"`
-			Index        *int   `json:"index"`
-			StageID      string `json:"stageId"`
-			CurrentState string `json:"currentState"`
-			HistoryState string `json:"historyState"`
-			Type         string `json:"type"`
-			Transition   string `json:"transition"`
-			Repeating    *bool  `json:"repeating"`
-			Required     *bool  `json:"required"`
-			IsRepeating  *bool  `json:"isRepeating"`
-			IsRequired   *bool  `json:"isRequired"`
-		}
-		if err := json.Unmarshal(e.Payload, &p); err != nil || p.PlanItemID == "" {
-			continue
-		}
-		if planItemID != "" && p.PlanItemID != planItemID {
-			continue
-		}
-		rows, ok := byItem[p.PlanItemID]
-		if !ok {
-			order = append(order, p.PlanItemID)
-		}
-		// A rule event names only what it decided: the row shows the
-		// item as the previous one did, with that decision merged in.
-		var rec PlanItemHistoryRecord
-		if len(rows) > 0 {
-			rec = rows[len(rows)-1]
-		}
-		rec.PlanItemID, rec.Name, rec.CaseID, rec.Type = p.PlanItemID, p.Name, caseID, p.Type
-		if e.Type == "PlanItemCreated" || e.Type == "PlanItemTransitioned" || e.Type == "PlanItemMigrated" {
-			rec.StageID, rec.CurrentState, rec.HistoryState, rec.Transition = p.StageID, p.CurrentState, p.HistoryState, p.Transition
-		}
-		if p.Index != nil {
-			rec.Index = *p.Index
-		}
-		for _, b := range []struct{ from, to *bool }{{p.Repeating, &rec.Repeating}, {p.IsRepeating, &rec.Repeating},
-			{p.Required, &rec.Required}, {p.IsRequired, &rec.Required}} {
-			if b.from != nil {
-				*b.to = *b.from
-			}
-		}
-		rec.ID = p.PlanItemID + "_" + strconv.Itoa(len(rows))
-		rec.LastModified = e.At.UTC().Format("2006-01-02T15:04:05.999999999Z07:00")
-		rec.ModifiedBy, rec.EventType, rec.SequenceNr = e.UserID, e.Type, e.Seq
-		byItem[p.PlanItemID] = append(rows, rec)
-	}
-	if planItemID != "" && len(order) == 0 {
-		return nil, Ef(op, NotFound, "A plan item with id '%s' cannot be found.", planItemID)
-	}
-	out := make([][]PlanItemHistoryRecord, 0, len(order))
-	for _, id := range order {
-		out = append(out, byItem[id])
-	}
-	return out, nil
-}
-
-// CaseFileOp is a case file operation: create, update, replace or delete.
-type CaseFileOp = engine.CaseFileOp
-
-// Case file operations.
-const (
-	FileCreate  = engine.FileCreate
-	FileUpdate  = engine.FileUpdate
-	FileReplace = engine.FileReplace
-	FileDelete  = engine.FileDelete
-)

@@ -257,27 +257,13 @@ func (s *Service) teamCommand(ctx context.Context, op string, who auth.Identity,
 // ownersOnly limits it to case owners; it is always limited to members.
 func (s *Service) stateCommand(ctx context.Context, op string, who auth.Identity, caseID string, ownersOnly bool,
 	change func(ca caseAccess, def teamDefinition) (eventType string, payload any, err error)) (LastModified, error) {
-	who = s.commandIdentity(who)
-	var lm LastModified
-	err := s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
-		ca, err := s.memberCase(ctx, tx, op, who, caseID)
-		if err != nil {
-			return err
-		}
+	return s.caseChange(ctx, op, who, caseID, func(tx bun.Tx, ca caseAccess, def *cmmn.Case, who auth.Identity) (engine.Outcome, error) {
 		if ownersOnly && !ca.actor.IsOwner {
-			return E(op, NotAllowed, msgOnlyOwners)
-		}
-		def, err := s.caseDefinition(ctx, tx, ca.rec, ca.c)
-		if err != nil {
-			return err
-		}
-		before, err := cloneCase(ca.c)
-		if err != nil {
-			return err
+			return engine.Outcome{}, E(op, NotAllowed, msgOnlyOwners)
 		}
 		eventType, payload, err := change(ca, teamDefinition{c: def, tx: tx})
 		if err != nil {
-			return err
+			return engine.Outcome{}, err
 		}
 		now := s.now()
 		ca.c.LastModified, ca.c.ModifiedBy = now, who.UserID
@@ -287,13 +273,8 @@ func (s *Service) stateCommand(ctx context.Context, op string, who auth.Identity
 				LastModified: now, ModifiedBy: who.UserID}},
 		}
 		ca.c.Sequence += int64(len(events))
-		if _, err := s.saveCase(ctx, tx, def, ca.rec, ca.c, events, who, before); err != nil {
-			return err
-		}
-		lm = LastModified{At: now, ID: caseID}
-		return nil
+		return engine.Outcome{Events: events}, nil
 	})
-	return lm, err
 }
 
 // SetCaseDebug switches a case's debug mode. Any team member may.

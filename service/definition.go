@@ -248,24 +248,9 @@ func (s *Service) repositoryTenant(ctx context.Context, idb bun.IDB, op string, 
 			}
 		}
 	}
-	t, err := db.GetTenant(ctx, idb, name)
-	if errors.Is(err, db.ErrNotFound) || (err == nil && !t.Enabled) {
-		return "", TenantUser{}, Ef(op, NotFound, "An active tenant with id '%s' cannot be found.", name)
-	}
+	_, u, err := tenantAccount(ctx, idb, op, who, name, ActiveTenantNotFound(op, name))
 	if err != nil {
-		return "", TenantUser{}, wrap(op, err)
-	}
-	u, err := db.GetTenantUser(ctx, idb, name, who.UserID)
-	if errors.Is(err, db.ErrNotFound) {
-		// Whoever is not in a tenant learns nothing of it, not even that
-		// it exists.
-		return "", TenantUser{}, Ef(op, NotFound, "An active tenant with id '%s' cannot be found.", name)
-	}
-	if err != nil {
-		return "", TenantUser{}, wrap(op, err)
-	}
-	if !u.Enabled {
-		return "", TenantUser{}, Ef(op, NotAllowed, msgDisabledAccountFm, who.UserID)
+		return "", TenantUser{}, err
 	}
 	return name, u, nil
 }

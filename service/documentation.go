@@ -23,7 +23,7 @@ func (s *Service) PlanItemDocumentation(ctx context.Context, who auth.Identity, 
 		return nil, err
 	}
 	if ca.c.PlanItem(planItemID) == nil {
-		return nil, Ef(op, NotFound, "A plan item with id '%s' cannot be found.", planItemID)
+		return nil, PlanItemNotFound(op, planItemID)
 	}
 	return s.DocumentationOf(ctx, CaseView{Record: ca.rec, State: ca.c}, planItemID)
 }

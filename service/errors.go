@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/casegraph/casegraph/auth"
 	"github.com/casegraph/casegraph/db"
+	"github.com/casegraph/casegraph/engine"
 )
 
 // Kind classifies an error for the front doors, which map each kind to one
@@ -128,4 +130,76 @@ func wrap(op string, err error) error {
 		return &Error{Op: op, Kind: Unavailable, Msg: "The server is currently unavailable (because it is overloaded or down for maintenance).", Err: err}
 	}
 	return &Error{Op: op, Kind: Internal, Err: err}
+}
+
+// engineKinds is the one translation of the engine's kinds of error into
+// service's; the doors then map service's kinds to their statuses and codes
+// (rest/errors.go, resolvers/handler.go).
+var engineKinds = map[engine.ErrorKind]Kind{
+	engine.ErrInvalid:    Invalid,
+	engine.ErrNotAllowed: NotAllowed,
+	engine.ErrNotFound:   NotFound,
+	engine.ErrNoEffect:   NotModified,
+}
+
+// engineError classifies an engine error: by engineKinds, and a command
+// right in itself but not in its target's state as InvalidState. Anything
+// else the engine returns is a bug: Internal.
+func engineError(op string, err error) error {
+	var ee *engine.Error
+	if !errors.As(err, &ee) {
+		return &Error{Op: op, Kind: Internal, Err: err}
+	}
+	kind, ok := engineKinds[ee.Kind]
+	if !ok {
+		return &Error{Op: op, Kind: Internal, Err: err}
+	}
+	if ee.WrongState {
+		kind = InvalidState
+	}
+	return &Error{Op: op, Kind: kind, Msg: ee.Msg}
+}
+
+// AuthFailure classifies a failed authentication once for both doors: a
+// token the verifier refuses is Unauthenticated with the token's problem;
+// an identity provider that cannot be reached is Unavailable (so that the
+// client retries); anything else is Unauthenticated, its cause logged but
+// never shown.
+func (s *Service) AuthFailure(ctx context.Context, err error) error {
+	var te *auth.TokenError
+	switch {
+	case errors.As(err, &te):
+		return &Error{Op: "authenticate", Kind: Unauthenticated, Msg: te.Msg, Err: err}
+	case errors.Is(err, auth.ErrIDPUnreachable):
+		s.logger.WarnContext(ctx, "identity provider unreachable", "err", err)
+		return &Error{Op: "authenticate", Kind: Unavailable,
+			Msg: "The identity provider could not be reached to verify the token; try again later", Err: err}
+	}
+	s.logger.ErrorContext(ctx, "authentication failed", "err", err)
+	return &Error{Op: "authenticate", Kind: Unauthenticated, Msg: "Token cannot be verified", Err: err}
+}
+
+// The reference engine's search failures. A thing that does not exist and
+// one hidden from the caller answer the same words, in both doors and in
+// every service method, so they are written here once.
+
+// CaseNotFound is the answer for a case id the caller cannot see.
+func CaseNotFound(op, id string) *Error {
+	return Ef(op, NotFound, "A case with id '%s' cannot be found.", id)
+}
+
+// TaskNotFound is the answer for a task id the caller cannot see.
+func TaskNotFound(op, id string) *Error {
+	return Ef(op, NotFound, "A task with id '%s' cannot be found.", id)
+}
+
+// PlanItemNotFound is the answer for a plan item id the caller cannot see.
+func PlanItemNotFound(op, id string) *Error {
+	return Ef(op, NotFound, "A plan item with id '%s' cannot be found.", id)
+}
+
+// ActiveTenantNotFound is the answer for a tenant that does not exist, is
+// disabled, or (on repository routes) does not have the caller.
+func ActiveTenantNotFound(op, name string) *Error {
+	return Ef(op, NotFound, "An active tenant with id '%s' cannot be found.", name)
 }

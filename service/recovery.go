@@ -25,7 +25,7 @@ func (s *Service) ForceRecoveryEnabled() bool { return s.forceRecovery }
 func (s *Service) RecoverCase(ctx context.Context, who auth.Identity, id string) error {
 	const op = "service.RecoverCase"
 	if !s.forceRecovery {
-		return Ef(op, NotFound, msgCaseNotFoundFmt, id)
+		return CaseNotFound(op, id)
 	}
 	return s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
 		ca, err := s.memberCase(ctx, tx, op, who, id)

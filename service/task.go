@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -12,8 +13,113 @@ import (
 	"github.com/casegraph/casegraph/engine"
 )
 
-// Task is a human task as the task lists show it.
-type Task = db.Task
+// Task is a human task: the one view of it that both doors translate
+// (REST into the reference engine's TaskRecord, GraphQL into its Task
+// type), whether it was read from the task list's rows or from its case's
+// state. Whatever the two doors must show alike is decided here.
+type Task struct {
+	ID        string
+	CaseID    string
+	Tenant    string
+	CaseName  string
+	TaskName  string
+	TaskState string
+	// Role is the performer case role; "" when any member may perform it.
+	Role     string
+	Assignee string // "" when unassigned
+	Owner    string // "" when unassigned
+	DueDate  *time.Time
+	// Duration is the period from activation to the due date, as
+	// TaskDuration writes it; "" without a due date.
+	Duration     string
+	CreatedOn    time.Time
+	CreatedBy    string
+	ActivatedOn  time.Time
+	LastModified time.Time
+	ModifiedBy   string
+	// Input and Output are JSON objects; {} when empty.
+	Input, Output json.RawMessage
+	// TaskModel is the definition's task model as JSON: parsed when it is
+	// JSON, a JSON string when it is other text, and {} when the task has
+	// none, as the reference engine answers it.
+	TaskModel json.RawMessage
+	// Documentation is the plan item's documentation text.
+	Documentation string
+}
+
+// taskOfRow is the view of a task list row.
+func taskOfRow(r db.Task) Task {
+	return Task{ID: r.ID, CaseID: r.CaseID, Tenant: r.Tenant, CaseName: r.CaseName, TaskName: r.TaskName, TaskState: r.TaskState,
+		Role: r.Role, Assignee: r.Assignee, Owner: r.Owner, DueDate: r.DueDate, Duration: TaskDuration(r.ActivatedOn, r.DueDate),
+		CreatedOn: r.CreatedOn, CreatedBy: r.CreatedBy, ActivatedOn: r.ActivatedOn, LastModified: r.LastModified, ModifiedBy: r.ModifiedBy,
+		Input: jsonObjectText(r.Input), Output: jsonObjectText(r.Output), TaskModel: taskModelJSON(r.TaskModel), Documentation: r.Documentation}
+}
+
+// taskOfState is the view of the task of plan item p of case rec, read
+// from the case's state: the same values db writes into the task row.
+func taskOfState(rec CaseRecord, p *PlanItem) Task {
+	t := p.Task
+	return Task{ID: p.ID, CaseID: rec.ID, Tenant: rec.Tenant, CaseName: rec.Name, TaskName: p.Name, TaskState: string(t.State),
+		Role: t.Role, Assignee: t.Assignee, Owner: t.Owner, DueDate: t.DueDate, Duration: TaskDuration(t.ActivatedOn, t.DueDate),
+		CreatedOn: p.CreatedOn, CreatedBy: t.CreatedBy, ActivatedOn: t.ActivatedOn, LastModified: p.LastModified, ModifiedBy: p.ModifiedBy,
+		Input: jsonObjectOf(t.Input), Output: jsonObjectOf(t.Output), TaskModel: taskModelJSON(t.TaskModel), Documentation: t.Documentation}
+}
+
+// Task returns the view of the case's task id, as its state holds it;
+// false when the case has no such task (yet).
+func (v CaseView) Task(id string) (Task, bool) {
+	p := v.State.PlanItem(id)
+	if p == nil || p.Task == nil {
+		return Task{}, false
+	}
+	return taskOfState(v.Record, p), true
+}
+
+// Tasks returns the views of every task of the case, in plan item order.
+func (v CaseView) Tasks() []Task {
+	out := []Task{}
+	for _, p := range v.State.PlanItems {
+		if p.Task != nil {
+			out = append(out, taskOfState(v.Record, p))
+		}
+	}
+	return out
+}
+
+var emptyObject = json.RawMessage("{}")
+
+// jsonObjectText is stored JSON text as it is, or {} when it is empty,
+// null or not JSON.
+func jsonObjectText(s string) json.RawMessage {
+	if s == "" || s == "null" || !json.Valid([]byte(s)) {
+		return emptyObject
+	}
+	return json.RawMessage(s)
+}
+
+// jsonObjectOf encodes a state's JSON object; {} when it is empty. The
+// state was stored, so it encodes.
+func jsonObjectOf(m map[string]any) json.RawMessage {
+	if len(m) == 0 {
+		return emptyObject
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return emptyObject
+	}
+	return b
+}
+
+func taskModelJSON(s string) json.RawMessage {
+	if s == "" {
+		return emptyObject
+	}
+	if json.Valid([]byte(s)) {
+		return json.RawMessage(s)
+	}
+	b, _ := json.Marshal(s)
+	return b
+}
 
 // TaskQuery filters and pages a task list, as GET /tasks does.
 type TaskQuery struct {
@@ -45,8 +151,15 @@ func (s *Service) ListTasks(ctx context.Context, who auth.Identity, q TaskQuery)
 	if err != nil {
 		return nil, &Error{Op: op, Kind: Invalid, Msg: err.Error()}
 	}
-	tasks, err := db.ListTasks(ctx, s.db, who.UserID, f)
-	return tasks, wrap(op, err)
+	rows, err := db.ListTasks(ctx, s.db, who.UserID, f)
+	if err != nil {
+		return nil, wrap(op, err)
+	}
+	tasks := make([]Task, len(rows))
+	for i, r := range rows {
+		tasks[i] = taskOfRow(r)
+	}
+	return tasks, nil
 }
 
 // CountTaskList counts the tasks ListTasks would list, all pages
@@ -124,7 +237,7 @@ func taskFilter(q TaskQuery) (db.TaskFilter, error) {
 // GetTask returns a task of a case the caller is in the team of.
 func (s *Service) GetTask(ctx context.Context, who auth.Identity, id string) (Task, error) {
 	const op = "service.GetTask"
-	notFound := Ef(op, NotFound, "A task with id '%s' cannot be found.", id)
+	notFound := TaskNotFound(op, id)
 	caseID, err := db.TaskCase(ctx, s.db, who.UserID, id)
 	if errors.Is(err, db.ErrNotFound) {
 		return Task{}, s.hidden(ctx, op, who, notFound, taskCaseOf(id))
@@ -136,7 +249,10 @@ func (s *Service) GetTask(ctx context.Context, who auth.Identity, id string) (Ta
 	if errors.Is(err, db.ErrNotFound) {
 		return Task{}, notFound
 	}
-	return t, wrap(op, err)
+	if err != nil {
+		return Task{}, wrap(op, err)
+	}
+	return taskOfRow(t), nil
 }
 
 // CaseTask is a task of a case with whether the caller may perform it.
@@ -163,7 +279,7 @@ func (s *Service) CaseTasks(ctx context.Context, who auth.Identity, caseID strin
 	may := engine.MayPerform(def, ca.c, ca.actor)
 	out := make([]CaseTask, len(rows))
 	for i, t := range rows {
-		out[i] = CaseTask{Task: t, MayPerform: may(t.ID)}
+		out[i] = CaseTask{Task: taskOfRow(t), MayPerform: may(t.ID)}
 	}
 	return out, nil
 }

@@ -34,7 +34,7 @@ func (s *Service) taskCommand(ctx context.Context, op string, who auth.Identity,
 func (s *Service) taskCase(ctx context.Context, op string, who auth.Identity, taskID string) (string, error) {
 	caseID, err := db.TaskCase(ctx, s.db, who.UserID, taskID)
 	if errors.Is(err, db.ErrNotFound) {
-		return "", s.hidden(ctx, op, who, Ef(op, NotFound, "A task with id '%s' cannot be found.", taskID), taskCaseOf(taskID))
+		return "", s.hidden(ctx, op, who, TaskNotFound(op, taskID), taskCaseOf(taskID))
 	}
 	return caseID, wrap(op, err)
 }

@@ -41,11 +41,23 @@ const (
 	msgDisabledAccountFm = "The user account %s has been disabled"
 )
 
-// tenantMember resolves the caller as an enabled user of an enabled tenant:
-// a caller who is not in it (or a tenant that does not exist or is
-// disabled) gets NotFound; a disabled account gets NotAllowed.
+// tenantMember resolves the caller as an enabled user of an enabled tenant,
+// as the reference engine's tenant routes do: a caller who is not in it (or
+// a tenant that does not exist or is disabled) gets NotFound; a disabled
+// account gets NotAllowed.
 func (s *Service) tenantMember(ctx context.Context, idb bun.IDB, op string, who auth.Identity, tenant string) (Tenant, TenantUser, error) {
-	notFound := Ef(op, NotFound, "Tenant '%s' does not exist, or user '%s' is not registered in it", tenant, who.UserID)
+	return tenantAccount(ctx, idb, op, who, tenant,
+		Ef(op, NotFound, "Tenant '%s' does not exist, or user '%s' is not registered in it", tenant, who.UserID))
+}
+
+// tenantAccount is the one check that the caller is an enabled user of
+// an enabled tenant. A tenant that does not exist or is disabled, and a
+// caller without an account in it, get notFound: whoever is not in a tenant
+// learns nothing of it, not even that it exists. The reference engine words
+// that answer per route family (tenant routes name the tenant and the user;
+// repository routes and StartCase say "An active tenant with id 'T' cannot
+// be found."), so the caller passes it. A disabled account gets NotAllowed.
+func tenantAccount(ctx context.Context, idb bun.IDB, op string, who auth.Identity, tenant string, notFound error) (Tenant, TenantUser, error) {
 	t, err := db.GetTenant(ctx, idb, tenant)
 	if errors.Is(err, db.ErrNotFound) || (err == nil && !t.Enabled) {
 		return Tenant{}, TenantUser{}, notFound

@@ -5317,7 +5317,7 @@ type TaskFields struct {
 	Input json.RawMessage `json:"input"`
 	// Its saved or final output by name.
 	Output json.RawMessage `json:"output"`
-	// The task model (JSON schema and UI schema), parsed when it is JSON.
+	// The task model (JSON schema and UI schema): parsed when it is JSON, its text otherwise, {} when the task has none.
 	TaskModel *json.RawMessage `json:"taskModel"`
 	// Whether the caller holds the task's role or is its assignee.
 	MayPerform bool `json:"mayPerform"`

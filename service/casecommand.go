@@ -1,0 +1,100 @@
+package service
+
+import (
+	"context"
+
+	"github.com/uptrace/bun"
+
+	"github.com/casegraph/casegraph/auth"
+	"github.com/casegraph/casegraph/db"
+	"github.com/casegraph/casegraph/engine"
+	"github.com/casegraph/casegraph/engine/cmmn"
+)
+
+// caseCommand runs one engine command on a case for a team member.
+func (s *Service) caseCommand(ctx context.Context, op string, who auth.Identity, id string, cmd engine.Command) (LastModified, error) {
+	return s.caseChange(ctx, op, who, id, func(_ bun.Tx, ca caseAccess, def *cmmn.Case, who auth.Identity) (engine.Outcome, error) {
+		out, err := engine.ExecuteWithEffects(def, ca.c, cmd, ca.actor, engine.Env{Now: s.now(), NewID: newPlanItemID})
+		if err != nil {
+			return engine.Outcome{}, engineError(op, err)
+		}
+		return out, nil
+	})
+}
+
+// caseChange is the path of every change of a case a caller makes: in one
+// transaction, retried when another command on the case won the race, it
+// loads the case for update (team members only), lets change edit its
+// state and return the events that say so, saves both, and applies the
+// change's effects (sub cases) in the same transaction.
+func (s *Service) caseChange(ctx context.Context, op string, who auth.Identity, id string,
+	change func(tx bun.Tx, ca caseAccess, def *cmmn.Case, who auth.Identity) (engine.Outcome, error)) (LastModified, error) {
+	who = s.commandIdentity(who)
+	var lm LastModified
+	err := s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
+		ca, err := s.memberCase(ctx, tx, op, who, id)
+		if err != nil {
+			return err
+		}
+		def, err := s.caseDefinition(ctx, tx, ca.rec, ca.c)
+		if err != nil {
+			return err
+		}
+		before, err := cloneCase(ca.c)
+		if err != nil {
+			return err
+		}
+		out, err := change(tx, ca, def, who)
+		if err != nil {
+			return err
+		}
+		if _, err := s.saveCase(ctx, tx, def, ca.rec, ca.c, out.Events, who, before); err != nil {
+			return err
+		}
+		lm = LastModified{At: ca.c.LastModified, ID: id}
+		if len(out.Effects) == 0 {
+			return nil
+		}
+		if err := s.settle(ctx, tx, op, who, out.Effects); err != nil {
+			return err
+		}
+		// A sub case may have reported back and changed the case again.
+		_, c, err := db.LoadCase(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		lm.At = c.LastModified
+		return nil
+	})
+	return lm, err
+}
+
+// MakeTransition applies a transition (a name such as "complete" or
+// "manualStart", any case) to the plan items with that id or name. Any team
+// member may; the engine checks the roles a transition needs. NotModified
+// when nothing changed.
+func (s *Service) MakeTransition(ctx context.Context, who auth.Identity, caseID, planItem, transition string) (LastModified, error) {
+	const op = "service.MakeTransition"
+	t, ok := engine.ParseTransition(transition)
+	if !ok {
+		return LastModified{}, E(op, Invalid, "Transition null is not valid")
+	}
+	return s.caseCommand(ctx, op, who, caseID, engine.MakeTransition{PlanItem: planItem, Transition: t})
+}
+
+// ChangeCaseFile creates, updates, replaces or deletes a case file item.
+// Any team member may.
+func (s *Service) ChangeCaseFile(ctx context.Context, who auth.Identity, id string, op CaseFileOp, path string, value any) (LastModified, error) {
+	return s.caseCommand(ctx, "service.ChangeCaseFile", who, id, engine.ChangeCaseFile{Op: op, Path: path, Value: value})
+}
+
+// CaseFileOp is a case file operation: create, update, replace or delete.
+type CaseFileOp = engine.CaseFileOp
+
+// Case file operations.
+const (
+	FileCreate  = engine.FileCreate
+	FileUpdate  = engine.FileUpdate
+	FileReplace = engine.FileReplace
+	FileDelete  = engine.FileDelete
+)
