@@ -17,6 +17,7 @@ import (
 	"github.com/casegraph/casegraph/cmd/casegraph/server"
 	"github.com/casegraph/casegraph/cmd/casegraph/server/servertest"
 	"github.com/casegraph/casegraph/db"
+	"github.com/casegraph/casegraph/db/dbtest"
 	"github.com/casegraph/casegraph/graph/client"
 )
 
@@ -278,14 +279,11 @@ func TestServeAdminListener(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- env.Server.Serve(ctx, ln, time.Second) }()
 	var resp *http.Response
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if resp, err = http.Get("http://" + adminAddr + "/readyz"); err == nil {
-			break
-		}
-	}
-	if err != nil {
-		t.Fatalf("admin listener: %v", err)
-	}
+	// The admin listener opens inside Serve, after the main one.
+	dbtest.Until(t, 5*time.Second, "the admin listener answers", func() (bool, error) {
+		resp, err = http.Get("http://" + adminAddr + "/readyz")
+		return err == nil, nil
+	})
 	resp.Body.Close()
 	if resp.StatusCode != 200 {
 		t.Errorf("admin /readyz: %d", resp.StatusCode)

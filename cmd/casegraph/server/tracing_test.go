@@ -14,6 +14,7 @@ import (
 
 	"github.com/casegraph/casegraph/cmd/casegraph/server"
 	"github.com/casegraph/casegraph/cmd/casegraph/server/servertest"
+	"github.com/casegraph/casegraph/db/dbtest"
 	"github.com/casegraph/casegraph/graph/client"
 )
 
@@ -44,15 +45,16 @@ func TestTraceFromDoorToSQL(t *testing.T) {
 
 		// The HTTP span ends after the answer is written.
 		var httpSpan tracetest.SpanStub
-		deadline := time.Now().Add(5 * time.Second)
-		for httpSpan.Name == "" && time.Now().Before(deadline) {
+		// The HTTP span ends after the answer is written, so it may
+		// reach the exporter after the client has read it.
+		dbtest.Until(t, 5*time.Second, "the HTTP span is exported", func() (bool, error) {
 			for _, s := range spans.GetSpans() {
 				if s.SpanKind == trace.SpanKindServer {
 					httpSpan = s
 				}
 			}
-			time.Sleep(10 * time.Millisecond)
-		}
+			return httpSpan.Name != "", nil
+		})
 		all := spans.GetSpans()
 		byName := map[string][]tracetest.SpanStub{}
 		for _, s := range all {
