@@ -72,7 +72,10 @@ func TestRunReportsEveryOperation(t *testing.T) {
 func TestRefusesRemoteTargets(t *testing.T) {
 	for _, target := range []string{"http://10.0.0.1:2027", "http://example.com", "https://192.168.1.5", "http://[2001:db8::1]:80"} {
 		_, err := load.Run(context.Background(), load.Config{Targets: []string{target}, Users: 1, Count: 1,
-			Token: func(context.Context, string) (string, error) { t.Fatal("a token was asked for a refused target"); return "", nil }})
+			Token: func(context.Context, string) (string, error) {
+				t.Fatal("a token was asked for a refused target")
+				return "", nil
+			}})
 		if err == nil || !strings.Contains(err.Error(), "--allow-remote") {
 			t.Errorf("%s: %v, want a refusal naming --allow-remote", target, err)
 		}
