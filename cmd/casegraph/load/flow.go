@@ -30,8 +30,9 @@ const inboxQuery = `query LoadInbox($tenant: String) {
 // flow is one user's round: start a case as its owner and Worker, read it,
 // add the partner user to its team, look at both inboxes, then claim, save
 // and complete its Review task. A step that fails ends the flow: the next
-// ones would fail for its sake, not on their own.
-func (r *runner) flow(ctx context.Context, u *user) {
+// ones would fail for its sake, not on their own. It reports whether every
+// step succeeded.
+func (r *runner) flow(ctx context.Context, u *user) bool {
 	var started struct {
 		CaseInstanceID string `json:"caseInstanceId"`
 	}
@@ -53,7 +54,7 @@ func (r *runner) flow(ctx context.Context, u *user) {
 		return nil
 	})
 	if !ok {
-		return
+		return false
 	}
 	caseID := started.CaseInstanceID
 
@@ -81,7 +82,7 @@ func (r *runner) flow(ctx context.Context, u *user) {
 		return nil
 	})
 	if !ok {
-		return
+		return false
 	}
 
 	ok = r.step(ctx, OpTeamChange, func() error {
@@ -93,9 +94,9 @@ func (r *runner) flow(ctx context.Context, u *user) {
 		return err
 	})
 	if !ok {
-		return
+		return false
 	}
-	r.step(ctx, OpInboxREST, func() error {
+	inboxes := r.step(ctx, OpInboxREST, func() error {
 		body, err := r.call(ctx, u, "GET", "/tasks?tenant="+r.tenant+"&taskState=Unassigned&numberOfResults=20", nil, http.StatusOK)
 		if err != nil {
 			return err
@@ -106,7 +107,7 @@ func (r *runner) flow(ctx context.Context, u *user) {
 		}
 		return nil
 	})
-	r.step(ctx, OpInboxGraph, func() error {
+	graphInbox := r.step(ctx, OpInboxGraph, func() error {
 		var data struct {
 			Tasks struct{ Edges []json.RawMessage }
 		}
@@ -129,9 +130,10 @@ func (r *runner) flow(ctx context.Context, u *user) {
 			return err
 		})
 		if !ok {
-			return
+			return false
 		}
 	}
+	return inboxes && graphInbox
 }
 
 // step times one operation and records it. A request cut off because the

@@ -46,10 +46,12 @@ const (
 	OpComplete   = "complete (REST)"
 )
 
-// maxRunUsers bounds --users; requestTimeout is the default client's.
+// maxRunUsers bounds --users; requestTimeout is the default client's;
+// failPause is a user's pause after a flow that failed.
 const (
 	maxRunUsers    = 1000
 	requestTimeout = 30 * time.Second
+	failPause      = 50 * time.Millisecond
 )
 
 // Operations lists every operation a flow makes, in order.
@@ -194,7 +196,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		go func() {
 			defer wg.Done()
 			for runCtx.Err() == nil && r.take() {
-				r.flow(runCtx, u)
+				if !r.flow(runCtx, u) {
+					// A server that is down refuses at once: pause
+					// rather than spin.
+					select {
+					case <-runCtx.Done():
+					case <-time.After(failPause):
+					}
+				}
 			}
 		}()
 	}
