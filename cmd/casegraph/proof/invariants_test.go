@@ -159,7 +159,7 @@ func checkInvariants(t *testing.T, d *db.DB, tenant string, acks []load.Ack, tim
 		}
 		n := occurred[[2]string{p[0], p[1]}]
 		if p[3] == "TimerEvent" && (n > 1 || timersDone && n != 1) {
-			t.Errorf("case %s timer %s occurred %d times", p[0], p[1], n)
+			t.Errorf("case %s timer %s (%s) occurred %d times", p[0], p[1], p[2], n)
 		}
 	}
 	follow := map[string]int{}

@@ -134,6 +134,7 @@ func TestKilledServer(t *testing.T) {
 			}
 			d := openDB(t, url)
 			waitTimers(t, d, res.Tenant, 20*time.Second)
+			waitTimers(t, d, more.Tenant, 20*time.Second)
 			srv.stop()
 			checkInvariants(t, d, res.Tenant, acks.list(), true)
 			checkInvariants(t, d, more.Tenant, moreAcks.list(), true)
