@@ -55,11 +55,10 @@ func (s *server) URL() string { return "http://" + s.addr }
 // freeAddr finds a free loopback port. Closing the listener before the
 // server binds it leaves a short window; the test's own processes are the
 // only ones that take ports here.
-func freeAddr(t *testing.T) string {
-	t.Helper()
+func freeAddr() string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		panic(err) // no free loopback port: nothing here can run
 	}
 	addr := ln.Addr().String()
 	ln.Close()
@@ -71,8 +70,18 @@ func freeAddr(t *testing.T) string {
 // until it answers /status.
 func startServer(t *testing.T, databaseURL, dataDir, addr string) *server {
 	t.Helper()
+	s, err := spawn(t, databaseURL, dataDir, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// spawn is startServer for any goroutine: it fails with an error, not the
+// test.
+func spawn(t *testing.T, databaseURL, dataDir, addr string) (*server, error) {
 	if addr == "" {
-		addr = freeAddr(t)
+		addr = freeAddr()
 	}
 	cmd := exec.Command(binary, "serve")
 	var env []string
@@ -93,7 +102,7 @@ func startServer(t *testing.T, databaseURL, dataDir, addr string) *server {
 	s := &server{t: t, cmd: cmd, addr: addr, logs: &lockedBuffer{}, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = s.logs, s.logs
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	go func() {
 		_ = cmd.Wait()
@@ -110,18 +119,18 @@ func startServer(t *testing.T, databaseURL, dataDir, addr string) *server {
 	for {
 		select {
 		case <-s.exited:
-			t.Fatalf("the server on %s exited at start:\n%s", addr, s.logs.String())
+			return nil, fmt.Errorf("the server on %s exited at start:\n%s", addr, s.logs.String())
 		default:
 		}
 		resp, err := client.Get(s.URL() + "/status")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return s
+				return s, nil
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the server on %s did not get ready in a minute:\n%s", addr, s.logs.String())
+			return nil, fmt.Errorf("the server on %s did not get ready in a minute:\n%s", addr, s.logs.String())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -31,17 +32,18 @@ func TestThreeReplicas(t *testing.T) {
 	token := tokens(t, dataDir)
 	// Started together, they race for the migration lock at start.
 	servers := make([]*server, 3)
+	errs := make([]error, 3)
 	var wg sync.WaitGroup
 	for i := range servers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			servers[i] = startServer(t, url, dataDir, "")
+			servers[i], errs[i] = spawn(t, url, dataDir, "")
 		}()
 	}
 	wg.Wait()
-	if t.Failed() {
-		return
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
 	}
 
 	var acks ackLog
