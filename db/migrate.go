@@ -38,7 +38,7 @@ func (d *DB) Migrate(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	m := migrate.NewMigrator(d.DB, ms, migrate.WithMarkAppliedOnSuccess(true))
-	if err := m.Init(ctx); err != nil {
+	if err := initMigrations(ctx, m); err != nil {
 		return nil, fmt.Errorf("db: init migrations: %w", err)
 	}
 	if err := lockWithBackoff(ctx, m); err != nil {
@@ -57,6 +57,26 @@ func (d *DB) Migrate(ctx context.Context) ([]string, error) {
 		names = append(names, mig.Name)
 	}
 	return names, nil
+}
+
+// initMigrations creates the migration bookkeeping tables. Replicas that
+// start together on a new database race on CREATE TABLE IF NOT EXISTS,
+// which PostgreSQL does not make safe against itself (the loser fails on a
+// duplicate key of pg_type or "already exists"): the loser tries again and
+// finds the tables there.
+func initMigrations(ctx context.Context, m *migrate.Migrator) error {
+	var err error
+	for try := 1; try <= 5; try++ {
+		if err = m.Init(ctx); err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(err, ctx.Err())
+		case <-time.After(time.Duration(try) * 50 * time.Millisecond):
+		}
+	}
+	return err
 }
 
 // migrationLockTimeout is how long a start waits for another replica's

@@ -28,6 +28,7 @@ var commands = []command{
 	{"token", "[-data-dir DIR] [-ttl 24h] USERID", "print a development bearer token for USERID", nil},
 	{"validate", "FILE|DIR…", "validate CMMN definition files (directories: every .xml below)", nil},
 	{"health", "[-url URL]", "ask a running server for its health; exit 0 when healthy (for container health checks)", nil},
+	{"load", "[flags]", "drive a running server with a mixed workload and report throughput and latency per operation", loadUsage},
 	{"version", "", "print the module version, VCS revision and build time", nil},
 	{"help", "[COMMAND]", "list the commands, or a command's flags and environment variables", nil},
 }

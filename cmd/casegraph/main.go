@@ -64,6 +64,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return token(args, stdout, stderr)
 	case "validate":
 		return validate(args, stdout)
+	case "load":
+		return loadCommand(ctx, args, stdout, stderr)
 	case "health":
 		return health(ctx, args, stdout, stderr)
 	case "version":
