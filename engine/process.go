@@ -262,6 +262,11 @@ func (r *run) processDone(taskID, callID string, res ProcessResult) error {
 	if pt == nil || pt.Process() == nil {
 		return errorf(ErrNoEffect, "The definition of process task %s is missing", p.Name)
 	}
+	if norm, err := normalize(res.Output, 0); err == nil {
+		res.Output, _ = norm.(map[string]any)
+	} else {
+		res.Output = nil
+	}
 	if p.State == Suspended {
 		p.Process.Pending = &res
 		return nil
