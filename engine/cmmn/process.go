@@ -131,11 +131,9 @@ func (b *builder) implementation(p *Process) {
 		if h.Method == "" {
 			h.Method = "GET"
 		}
-		url := impl.ChildText("url")
-		if url == "" {
-			b.problemf("%s is an HTTP call without a <url>", where)
-		}
-		h.URL = tmpl("url", url)
+		// A call without a URL deploys (as in the reference engine) and
+		// fails its task when it runs, saying so.
+		h.URL = tmpl("url", impl.ChildText("url"))
 		if pc := impl.Child("post-content"); pc != nil {
 			h.Body = tmpl("post-content", strings.TrimSpace(pc.text))
 		}
