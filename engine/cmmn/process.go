@@ -204,7 +204,10 @@ func (b *builder) calculation(p *Process, impl *Node) *Calculation {
 			b.problemf("process '%s' has a calculation <%s> without an output", p.name, c.name)
 			continue
 		}
-		owner := fmt.Sprintf("the %s step '%s'", kind, s.Output)
+		owner := fmt.Sprintf("step '%s'", s.Output)
+		if kind != StepPlain {
+			owner = fmt.Sprintf("%s step '%s'", kind, s.Output)
+		}
 		for _, in := range c.children {
 			if in.name == "input" {
 				si := StepInput{Source: in.Attr("source"), As: in.Attr("as")}
@@ -235,7 +238,10 @@ func (b *builder) calculation(p *Process, impl *Node) *Calculation {
 }
 
 // processExpression compiles an expression of a process implementation:
-// SpEL, or a JSON path (language="json"), which is kept as text.
+// SpEL, or a JSON path (language="json"), which is kept as text. An
+// expression that does not compile still deploys, as the reference
+// engine's own models have some CaseGraph cannot evaluate (Java statics,
+// randomness): the task fails with the reason when it runs.
 func (b *builder) processExpression(p *Process, n *Node, owner string) *Expression {
 	owner = fmt.Sprintf("process '%s': %s", p.name, owner)
 	x := &Expression{id: n.Attr("id"), owner: owner, language: n.Attr("language")}
@@ -258,7 +264,7 @@ func (b *builder) processExpression(p *Process, n *Node, owner string) *Expressi
 		}
 		compiled, err := expr.Compile(x.body)
 		if err != nil {
-			b.problemf("%s has an invalid expression %q: %v", owner, shorten(x.body), err)
+			x.invalid = fmt.Sprintf("%s has an expression CaseGraph cannot evaluate, %q: %v", owner, shorten(x.body), err)
 		}
 		x.compiled = compiled
 	case "json":

@@ -50,7 +50,6 @@ func TestProcessImplementationProblems(t *testing.T) {
 	for name, tc := range map[string]struct{ impl, want string }{
 		"url":       {`<cafienne:implementation class="` + ClassHTTPCall + `"><url>http://x/${a +}</url></cafienne:implementation>`, "process 'Proc' has an invalid url"},
 		"mapping":   {`<cafienne:implementation class="` + ClassHTTPCall + `"><url>u</url><parameterMapping sourceRef="responseCode"/></cafienne:implementation>`, "parameterMapping without sourceRef or targetRef"},
-		"step":      {`<cafienne:implementation class="` + ClassCalculation + `"><step output="b"><expression>1 +</expression></step></cafienne:implementation>`, "the step step 'b' has an invalid expression"},
 		"no output": {`<cafienne:implementation class="` + ClassCalculation + `"><step><expression>1</expression></step></cafienne:implementation>`, "a calculation <step> without an output"},
 		"map input": {`<cafienne:implementation class="` + ClassCalculation + `"><map output="m"><expression>1</expression></map></cafienne:implementation>`, "needs exactly one input"},
 		"subject":   {`<cafienne:implementation class="` + ClassMail + `"><subject>${</subject></cafienne:implementation>`, "process 'Proc' has an invalid subject"},
@@ -62,5 +61,18 @@ func TestProcessImplementationProblems(t *testing.T) {
 				t.Fatalf("err = %v, want a problem with %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// An expression CaseGraph cannot evaluate deploys (the reference's own
+// models have such) and fails when it runs, saying why.
+func TestProcessExpressionThatCannotRun(t *testing.T) {
+	d, err := Parse([]byte(processDoc(`<cafienne:implementation class="` + ClassCalculation + `"><step output="b"><expression>1 +</expression></step></cafienne:implementation>`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = d.Process("p").Calculation().Steps[0].Expression.Eval(nil)
+	if err == nil || !strings.Contains(err.Error(), "process 'Proc': step 'b' has an expression CaseGraph cannot evaluate") {
+		t.Fatalf("err = %v", err)
 	}
 }
