@@ -88,7 +88,7 @@ func ImportCaseTree(ctx context.Context, idb bun.IDB, a CaseArchive) error {
 // caseRowTables are the tables holding a case's rows besides cases,
 // children first.
 var caseRowTables = []string{"case_team_roles", "case_team_group_roles", "case_team_members", "case_events", "plan_items", "tasks", "case_files",
-	"case_identifiers", "case_timers"}
+	"case_identifiers", "case_timers", "process_outbox"}
 
 // deleteCaseRows deletes every row of the cases ids, not counting on
 // the database to cascade (SQLite may run without foreign keys).

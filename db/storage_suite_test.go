@@ -35,6 +35,7 @@ func exercise(t *testing.T, open func(t *testing.T) *db.DB) {
 	t.Run("CaseList", func(t *testing.T) { exerciseCaseList(t, open) })
 	t.Run("Identifiers", func(t *testing.T) { exerciseIdentifiers(t, open) })
 	t.Run("Timers", func(t *testing.T) { exerciseTimers(t, open) })
+	t.Run("Outbox", func(t *testing.T) { exerciseOutbox(t, open) })
 	t.Run("Storage", func(t *testing.T) { exerciseArchive(t, open) })
 	t.Run("Faults", func(t *testing.T) { exerciseFaults(t, open) })
 }

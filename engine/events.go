@@ -277,7 +277,28 @@ type CaseFileItemDropped struct {
 }
 
 // eventTypes creates an empty payload by event type, for DecodeEvent.
+// ProcessTaskCompleted records that a process task's work succeeded
+// (StatusCode: the HTTP status, if any).
+type ProcessTaskCompleted struct {
+	CaseInstanceID string `json:"caseInstanceId"`
+	PlanItemID     string `json:"planItemId"`
+	Name           string `json:"name"`
+	StatusCode     int    `json:"statusCode,omitempty"`
+}
+
+// ProcessTaskFailed records why a process task's work failed; the task's
+// Fault transition follows when it was waiting for it.
+type ProcessTaskFailed struct {
+	CaseInstanceID string `json:"caseInstanceId"`
+	PlanItemID     string `json:"planItemId"`
+	Name           string `json:"name"`
+	StatusCode     int    `json:"statusCode,omitempty"`
+	Reason         string `json:"reason"`
+}
+
 var eventTypes = map[string]func() any{
+	"ProcessTaskCompleted":     func() any { return new(ProcessTaskCompleted) },
+	"ProcessTaskFailed":        func() any { return new(ProcessTaskFailed) },
 	"CaseDefinitionApplied":    func() any { return new(CaseDefinitionApplied) },
 	"PlanItemCreated":          func() any { return new(PlanItemCreated) },
 	"PlanItemTransitioned":     func() any { return new(PlanItemTransitioned) },
@@ -390,6 +411,10 @@ func derefPayload(p any) any {
 		return *x
 	case *CaseFileItemDropped:
 		return *x
+	case *ProcessTaskCompleted:
+		return *x
+	case *ProcessTaskFailed:
+		return *x
 	}
 	return p
 }
@@ -451,6 +476,10 @@ func eventName(p any) string {
 		return "CaseRolesDropped"
 	case CaseFileItemDropped:
 		return "CaseFileItemDropped"
+	case ProcessTaskCompleted:
+		return "ProcessTaskCompleted"
+	case ProcessTaskFailed:
+		return "ProcessTaskFailed"
 	}
 	return fmt.Sprintf("%T", p)
 }

@@ -197,6 +197,10 @@ func ExecuteWithEffects(def *cmmn.Case, c *Case, cmd Command, actor Actor, env E
 		err = r.subCaseChanged(cmd)
 	case CaseTaskChanged:
 		err = r.caseTaskChanged(cmd)
+	case ProcessCompleted:
+		err = r.processDone(cmd.TaskID, cmd.CallID, ProcessResult{StatusCode: cmd.StatusCode, Output: cmd.Output})
+	case ProcessFailed:
+		err = r.processDone(cmd.TaskID, cmd.CallID, ProcessResult{Failed: true, Reason: cmd.Reason, StatusCode: cmd.StatusCode, Output: cmd.Output})
 	default:
 		err = errorf(ErrInvalid, "The engine does not know the command %T", cmd)
 	}

@@ -34,6 +34,8 @@ func (r *run) transition(p *PlanItem, t Transition, crit string) (bool, error) {
 		if err := r.caseTaskTransition(p, from); err != nil {
 			return false, err
 		}
+	case p.Type == string(cmmn.TypeProcessTask):
+		r.processTaskTransition(p, from)
 	case p.Type == string(cmmn.TypeCasePlan) && r.c.ParentID != "":
 		r.reportToParent(p, from)
 	}

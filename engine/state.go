@@ -164,6 +164,8 @@ type PlanItem struct {
 	// started one); it is the plan item's own id, as in the reference
 	// engine.
 	SubCaseID string `json:"subCaseId,omitempty"`
+	// Process is what a process task did, set once it became Active.
+	Process *ProcessRun `json:"process,omitempty"`
 }
 
 // HumanTask is the workflow state of a human task plan item.

@@ -23,6 +23,8 @@ type forest struct {
 	// failStart makes the start of sub cases of this definition fail, as
 	// a start whose input does not fit would.
 	failStart string
+	// calls collects the process calls asked for, as the outbox would.
+	calls []CallProcess
 }
 
 func newForest(t *testing.T) *forest {
@@ -110,6 +112,9 @@ func (f *forest) settle(effects []Effect) {
 			out, err = f.run(e.CaseID, CaseTaskChanged{Transition: e.Transition})
 		case ParentReport:
 			out, err = f.run(e.ParentID, SubCaseChanged{TaskID: e.TaskID, State: e.State, Output: e.Output})
+		case CallProcess:
+			f.calls = append(f.calls, e)
+			continue
 		}
 		var ee *Error
 		if errors.As(err, &ee) && ee.Kind == ErrNoEffect {

@@ -222,28 +222,36 @@ type ComplexityRoot struct {
 	}
 
 	PlanItem struct {
-		Case          func(childComplexity int) int
-		Children      func(childComplexity int) int
-		DefinitionID  func(childComplexity int) int
-		Documentation func(childComplexity int) int
-		HistoryState  func(childComplexity int) int
-		ID            func(childComplexity int) int
-		Index         func(childComplexity int) int
-		IsRepeating   func(childComplexity int) int
-		IsRequired    func(childComplexity int) int
-		LastModified  func(childComplexity int) int
-		ModifiedBy    func(childComplexity int) int
-		Name          func(childComplexity int) int
-		Stage         func(childComplexity int) int
-		State         func(childComplexity int) int
-		SubCase       func(childComplexity int) int
-		Transition    func(childComplexity int) int
-		Type          func(childComplexity int) int
+		Case           func(childComplexity int) int
+		Children       func(childComplexity int) int
+		DefinitionID   func(childComplexity int) int
+		Documentation  func(childComplexity int) int
+		HistoryState   func(childComplexity int) int
+		ID             func(childComplexity int) int
+		Index          func(childComplexity int) int
+		IsRepeating    func(childComplexity int) int
+		IsRequired     func(childComplexity int) int
+		LastModified   func(childComplexity int) int
+		ModifiedBy     func(childComplexity int) int
+		Name           func(childComplexity int) int
+		ProcessOutcome func(childComplexity int) int
+		Stage          func(childComplexity int) int
+		State          func(childComplexity int) int
+		SubCase        func(childComplexity int) int
+		Transition     func(childComplexity int) int
+		Type           func(childComplexity int) int
 	}
 
 	Platform struct {
 		Health  func(childComplexity int) int
 		Version func(childComplexity int) int
+	}
+
+	ProcessOutcome struct {
+		Calls         func(childComplexity int) int
+		FailureReason func(childComplexity int) int
+		StatusCode    func(childComplexity int) int
+		Waiting       func(childComplexity int) int
 	}
 
 	Query struct {
@@ -1422,6 +1430,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PlanItem.Name(childComplexity), true
+	case "PlanItem.processOutcome":
+		if e.ComplexityRoot.PlanItem.ProcessOutcome == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlanItem.ProcessOutcome(childComplexity), true
 	case "PlanItem.stage":
 		if e.ComplexityRoot.PlanItem.Stage == nil {
 			break
@@ -1465,6 +1479,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Platform.Version(childComplexity), true
+
+	case "ProcessOutcome.calls":
+		if e.ComplexityRoot.ProcessOutcome.Calls == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProcessOutcome.Calls(childComplexity), true
+	case "ProcessOutcome.failureReason":
+		if e.ComplexityRoot.ProcessOutcome.FailureReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProcessOutcome.FailureReason(childComplexity), true
+	case "ProcessOutcome.statusCode":
+		if e.ComplexityRoot.ProcessOutcome.StatusCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProcessOutcome.StatusCode(childComplexity), true
+	case "ProcessOutcome.waiting":
+		if e.ComplexityRoot.ProcessOutcome.Waiting == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProcessOutcome.Waiting(childComplexity), true
 
 	case "Query.case":
 		if e.ComplexityRoot.Query.Case == nil {
@@ -2508,6 +2547,8 @@ func (ec *executionContext) childFields_PlanItem(ctx context.Context, field grap
 		return ec.fieldContext_PlanItem_documentation(ctx, field)
 	case "subCase":
 		return ec.fieldContext_PlanItem_subCase(ctx, field)
+	case "processOutcome":
+		return ec.fieldContext_PlanItem_processOutcome(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PlanItem", field.Name)
 }
@@ -2520,6 +2561,20 @@ func (ec *executionContext) childFields_Platform(ctx context.Context, field grap
 		return ec.fieldContext_Platform_health(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Platform", field.Name)
+}
+
+func (ec *executionContext) childFields_ProcessOutcome(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "statusCode":
+		return ec.fieldContext_ProcessOutcome_statusCode(ctx, field)
+	case "failureReason":
+		return ec.fieldContext_ProcessOutcome_failureReason(ctx, field)
+	case "calls":
+		return ec.fieldContext_ProcessOutcome_calls(ctx, field)
+	case "waiting":
+		return ec.fieldContext_ProcessOutcome_waiting(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProcessOutcome", field.Name)
 }
 
 func (ec *executionContext) childFields_Task(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7894,6 +7949,38 @@ func (ec *executionContext) fieldContext_PlanItem_subCase(_ context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _PlanItem_processOutcome(ctx context.Context, field graphql.CollectedField, obj *model.PlanItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlanItem_processOutcome(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProcessOutcome, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ProcessOutcome) graphql.Marshaler {
+			return ec.marshalOProcessOutcome2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐProcessOutcome(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PlanItem_processOutcome(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PlanItem",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProcessOutcome(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Platform_version(ctx context.Context, field graphql.CollectedField, obj *model.Platform) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7956,6 +8043,98 @@ func (ec *executionContext) fieldContext_Platform_health(_ context.Context, fiel
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _ProcessOutcome_statusCode(ctx context.Context, field graphql.CollectedField, obj *model.ProcessOutcome) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProcessOutcome_statusCode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StatusCode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ProcessOutcome_statusCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProcessOutcome", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ProcessOutcome_failureReason(ctx context.Context, field graphql.CollectedField, obj *model.ProcessOutcome) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProcessOutcome_failureReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FailureReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ProcessOutcome_failureReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProcessOutcome", field, false, false, "String")
+}
+
+func (ec *executionContext) _ProcessOutcome_calls(ctx context.Context, field graphql.CollectedField, obj *model.ProcessOutcome) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProcessOutcome_calls(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Calls, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProcessOutcome_calls(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProcessOutcome", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ProcessOutcome_waiting(ctx context.Context, field graphql.CollectedField, obj *model.ProcessOutcome) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProcessOutcome_waiting(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Waiting, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProcessOutcome_waiting(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ProcessOutcome", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Query_me(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -12965,6 +13144,11 @@ func (ec *executionContext) _PlanItem(ctx context.Context, sel ast.SelectionSet,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._PlanItem_subCase(ctx, field, obj)
 				})
+		case "processOutcome":
+			out.Values[i] = ec._PlanItem_processOutcome(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -13005,6 +13189,54 @@ func (ec *executionContext) _Platform(ctx context.Context, sel ast.SelectionSet,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Platform_health(ctx, field, obj)
 				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var processOutcomeImplementors = []string{"ProcessOutcome"}
+
+func (ec *executionContext) _ProcessOutcome(ctx context.Context, sel ast.SelectionSet, obj *model.ProcessOutcome) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, processOutcomeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ProcessOutcome")
+		case "statusCode":
+			out.Values[i] = ec._ProcessOutcome_statusCode(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "failureReason":
+			out.Values[i] = ec._ProcessOutcome_failureReason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "calls":
+			out.Values[i] = ec._ProcessOutcome_calls(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "waiting":
+			out.Values[i] = ec._ProcessOutcome_waiting(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -15154,6 +15386,13 @@ func (ec *executionContext) marshalOPlanItemState2ᚖgithubᚗcomᚋcasegraphᚋ
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalOProcessOutcome2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐProcessOutcome(ctx context.Context, sel ast.SelectionSet, v *model.ProcessOutcome) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ProcessOutcome(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOSortOrder2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐSortOrder(ctx context.Context, v any) (*model.SortOrder, error) {

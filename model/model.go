@@ -60,6 +60,8 @@ type PlanItem struct {
 	ModifiedBy   string         `json:"modifiedBy"`
 	// SubCaseID is the case a case task started; "" for none.
 	SubCaseID string `json:"-"`
+	// ProcessOutcome is a process task's outcome; nil for other items.
+	ProcessOutcome *ProcessOutcome `json:"processOutcome"`
 }
 
 // Member is a membership of a case team. Its tenant account resolves

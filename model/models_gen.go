@@ -246,6 +246,18 @@ type PageInfo struct {
 	EndCursor *string `json:"endCursor,omitempty"`
 }
 
+// What a process task's work came to. HTTP calls and mails are made after the command that started the task committed; the task waits for them while it is Active.
+type ProcessOutcome struct {
+	// The HTTP status of the last response; null when there was none (a calculation, a mail, a call that got no answer).
+	StatusCode *int `json:"statusCode,omitempty"`
+	// Why the task last failed (a status other than 2xx, a time-out, an unreachable host, output that does not fit); null when it did not fail.
+	FailureReason *string `json:"failureReason,omitempty"`
+	// How many calls (HTTP requests, mails) the task asked for, those after a reactivate included.
+	Calls int `json:"calls"`
+	// Whether the task waits for a call under way.
+	Waiting bool `json:"waiting"`
+}
+
 // What can be read. Every field but platform needs a token (Authorization: Bearer <token>).
 type Query struct {
 }

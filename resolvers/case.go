@@ -35,6 +35,17 @@ func toPlanItem(caseID string, p *service.PlanItem) *model.PlanItem {
 	out := &model.PlanItem{ID: p.ID, CaseID: caseID, StageID: p.StageID, DefinitionID: p.DefinitionID, Name: p.Name, Type: model.PlanItemType(p.Type),
 		Index: p.Index, State: model.PlanItemState(p.State), Transition: model.Transition(p.LastTransition),
 		IsRequired: p.Required, IsRepeating: p.Repeating, LastModified: p.LastModified.UTC(), ModifiedBy: p.ModifiedBy, SubCaseID: p.SubCaseID}
+	if r := p.Process; r != nil {
+		out.ProcessOutcome = &model.ProcessOutcome{Calls: r.Calls, Waiting: r.CallID != ""}
+		if r.StatusCode != 0 {
+			code := r.StatusCode
+			out.ProcessOutcome.StatusCode = &code
+		}
+		if r.FailureReason != "" {
+			reason := r.FailureReason
+			out.ProcessOutcome.FailureReason = &reason
+		}
+	}
 	// Null is the engine's "no state yet": no history.
 	if h := string(p.HistoryState); h != "" && h != "Null" {
 		hs := model.PlanItemState(h)

@@ -8,14 +8,15 @@ import (
 )
 
 // processImplementations are the process-task implementations CaseGraph
-// runs or is building, by the class name the reference engine's models
-// give them. A model that asks for anything else is refused when it is
-// validated or deployed, rather than leaving its task waiting forever.
+// runs, by the class name the reference engine's models give them (a PDF
+// report deploys, and fails its task saying it is not supported). A model
+// that asks for anything else is refused when it is validated or
+// deployed, rather than leaving its task waiting forever.
 var processImplementations = map[string]string{
-	"org.cafienne.processtask.implementation.http.HTTPCallDefinition":           "HTTP call",
-	"org.cafienne.processtask.implementation.calculation.CalculationDefinition": "calculation",
-	"org.cafienne.processtask.implementation.mail.MailDefinition":               "mail",
-	"org.cafienne.processtask.implementation.report.PDFReportDefinition":        "PDF report",
+	cmmn.ClassHTTPCall:    "HTTP call",
+	cmmn.ClassCalculation: "calculation",
+	cmmn.ClassMail:        "mail",
+	cmmn.ClassPDFReport:   "PDF report",
 }
 
 // unrunnableProcessTasks lists, as validation problems, the process tasks

@@ -65,6 +65,8 @@ type Config struct {
 	// Observer, when set, watches every command and timer firing (metrics,
 	// traces).
 	Observer Observer
+	// Process configures the calls of process tasks (HTTP, mail).
+	Process ProcessConfig
 }
 
 // Service runs CaseGraph's commands and queries.
@@ -93,6 +95,12 @@ type Service struct {
 	// never ran in this process) and timerPoll its longest sleep: the
 	// timer-service point of the health report reads them.
 	timerBeat, timerPoll atomic.Int64
+	process              ProcessConfig
+	httpAllow            hostAllow
+	processHTTP          *http.Client
+	// callWake tells RunProcessCalls that a command of this process
+	// stored a call.
+	callWake chan struct{}
 }
 
 // New returns a Service over an open, migrated database.
@@ -115,7 +123,11 @@ func New(d *db.DB, cfg Config) *Service {
 		timerFired:     cfg.TimerFired,
 		observer:       cfg.Observer,
 		timerWake:      make(chan struct{}, 1),
+		process:        cfg.Process.withDefaults(),
+		httpAllow:      newHostAllow(cfg.Process.AllowHosts),
+		callWake:       make(chan struct{}, 1),
 	}
+	s.processHTTP = newProcessHTTPClient(s.httpAllow, s.process.Timeout)
 	if s.httpClient == nil {
 		s.httpClient = &http.Client{Timeout: 10 * time.Second}
 	}
@@ -163,16 +175,20 @@ func (s *Service) command(ctx context.Context, op string, fn func(ctx context.Co
 			done(CommandDone{Duration: time.Since(start), Retries: retries, Outcome: Outcome(err), Err: err})
 		}()
 	}
-	timers := new(bool)
+	timers, calls := new(bool), new(bool)
 	ctx = context.WithValue(ctx, timersSetKey{}, timers)
+	ctx = context.WithValue(ctx, callsAddedKey{}, calls)
 	ctx = context.WithValue(ctx, commandIDKey{}, newUUID())
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		retries = attempt
-		*timers = false
+		*timers, *calls = false, false
 		err = s.db.InTx(ctx, fn)
 		if err == nil && *timers {
 			// Only now, committed, can the timer runner see the timer.
 			s.wakeTimers()
+		}
+		if err == nil && *calls {
+			s.wakeCalls()
 		}
 		if !errors.Is(err, db.ErrStaleVersion) {
 			break

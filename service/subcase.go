@@ -47,6 +47,8 @@ func (s *Service) applyEffect(ctx context.Context, tx bun.Tx, op string, who aut
 		return s.effectCommand(ctx, tx, op, who, e.CaseID, engine.CaseTaskChanged{Transition: e.Transition})
 	case engine.ParentReport:
 		return s.effectCommand(ctx, tx, op, who, e.ParentID, engine.SubCaseChanged{TaskID: e.TaskID, State: e.State, Output: e.Output})
+	case engine.CallProcess:
+		return nil, s.storeCall(ctx, tx, e)
 	}
 	return nil, &Error{Op: op, Kind: Internal, Err: fmt.Errorf("unknown effect %T", e)}
 }

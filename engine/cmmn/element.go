@@ -1,6 +1,7 @@
 package cmmn
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -63,6 +64,9 @@ type Expression struct {
 	context    *CaseFileItem
 	owner      string // description of the element using it, for messages
 	contextRef string
+	// invalid says why an expression deploy let through (one of a
+	// process implementation) cannot be evaluated.
+	invalid string
 }
 
 // Language returns the expression language, "spel" unless the element or
@@ -83,6 +87,9 @@ func (x *Expression) Context() *CaseFileItem { return x.context }
 
 // Eval evaluates the expression in env.
 func (x *Expression) Eval(env expr.Env) (any, error) {
+	if x.invalid != "" {
+		return nil, errors.New(x.invalid)
+	}
 	if x.compiled == nil {
 		return nil, fmt.Errorf("%s: expressions in language %q are not evaluated by the expression package", x.owner, x.language)
 	}
@@ -91,6 +98,9 @@ func (x *Expression) Eval(env expr.Env) (any, error) {
 
 // EvalBool evaluates the expression as a condition (see [expr.Expr.EvalBool]).
 func (x *Expression) EvalBool(env expr.Env) (bool, error) {
+	if x.invalid != "" {
+		return false, errors.New(x.invalid)
+	}
 	if x.compiled == nil {
 		return false, fmt.Errorf("%s: expressions in language %q are not evaluated by the expression package", x.owner, x.language)
 	}

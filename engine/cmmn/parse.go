@@ -248,6 +248,7 @@ func (b *builder) process(n *Node) *Process {
 	if impl := extension(n); impl != nil {
 		p.class = impl.Attr("class")
 		p.implementation = impl
+		b.implementation(p)
 	}
 	return p
 }

@@ -133,6 +133,10 @@ type Process struct {
 	outputs            []*Parameter
 	class              string
 	implementation     *Node
+	// At most one of these is set, by class.
+	http *HTTPCall
+	calc *Calculation
+	mail *Mail
 }
 
 // ImplementationType returns the CMMN implementationType URI.

@@ -398,6 +398,105 @@ func (v *CaseFilter) GetSortBy() *CaseSortField { return v.SortBy }
 // GetSortOrder returns CaseFilter.SortOrder, and is useful for accessing the field via an interface.
 func (v *CaseFilter) GetSortOrder() *SortOrder { return v.SortOrder }
 
+// CaseProcessesCase includes the requested fields of the GraphQL type Case.
+// The GraphQL type's documentation follows.
+//
+// A case instance. Everything in it is visible to its team only.
+type CaseProcessesCase struct {
+	// The case instance id.
+	Id string `json:"id"`
+	// The case plan's state.
+	State CaseState `json:"state"`
+	// The case file: a JSON object keyed by top-level case file item names.
+	CaseFile json.RawMessage `json:"caseFile"`
+	// Plan items in creation order; the first is the case plan.
+	PlanItems []CaseProcessesCasePlanItemsPlanItem `json:"planItems"`
+}
+
+// GetId returns CaseProcessesCase.Id, and is useful for accessing the field via an interface.
+func (v *CaseProcessesCase) GetId() string { return v.Id }
+
+// GetState returns CaseProcessesCase.State, and is useful for accessing the field via an interface.
+func (v *CaseProcessesCase) GetState() CaseState { return v.State }
+
+// GetCaseFile returns CaseProcessesCase.CaseFile, and is useful for accessing the field via an interface.
+func (v *CaseProcessesCase) GetCaseFile() json.RawMessage { return v.CaseFile }
+
+// GetPlanItems returns CaseProcessesCase.PlanItems, and is useful for accessing the field via an interface.
+func (v *CaseProcessesCase) GetPlanItems() []CaseProcessesCasePlanItemsPlanItem { return v.PlanItems }
+
+// CaseProcessesCasePlanItemsPlanItem includes the requested fields of the GraphQL type PlanItem.
+// The GraphQL type's documentation follows.
+//
+// A plan item: the case plan, a stage, a task, a milestone or an event listener, in one repetition.
+type CaseProcessesCasePlanItemsPlanItem struct {
+	// The plan item id, unique across cases.
+	Id string `json:"id"`
+	// Its name in the definition.
+	Name string `json:"name"`
+	// What kind of plan item it is.
+	Type PlanItemType `json:"type"`
+	// Its CMMN state.
+	State PlanItemState `json:"state"`
+	// For a process task, what its work (an HTTP call, a calculation, a mail) came to; null for other plan items and before the task started.
+	ProcessOutcome *CaseProcessesCasePlanItemsPlanItemProcessOutcome `json:"processOutcome"`
+}
+
+// GetId returns CaseProcessesCasePlanItemsPlanItem.Id, and is useful for accessing the field via an interface.
+func (v *CaseProcessesCasePlanItemsPlanItem) GetId() string { return v.Id }
+
+// GetName returns CaseProcessesCasePlanItemsPlanItem.Name, and is useful for accessing the field via an interface.
+func (v *CaseProcessesCasePlanItemsPlanItem) GetName() string { return v.Name }
+
+// GetType returns CaseProcessesCasePlanItemsPlanItem.Type, and is useful for accessing the field via an interface.
+func (v *CaseProcessesCasePlanItemsPlanItem) GetType() PlanItemType { return v.Type }
+
+// GetState returns CaseProcessesCasePlanItemsPlanItem.State, and is useful for accessing the field via an interface.
+func (v *CaseProcessesCasePlanItemsPlanItem) GetState() PlanItemState { return v.State }
+
+// GetProcessOutcome returns CaseProcessesCasePlanItemsPlanItem.ProcessOutcome, and is useful for accessing the field via an interface.
+func (v *CaseProcessesCasePlanItemsPlanItem) GetProcessOutcome() *CaseProcessesCasePlanItemsPlanItemProcessOutcome {
+	return v.ProcessOutcome
+}
+
+// CaseProcessesCasePlanItemsPlanItemProcessOutcome includes the requested fields of the GraphQL type ProcessOutcome.
+// The GraphQL type's documentation follows.
+//
+// What a process task's work came to. HTTP calls and mails are made after the command that started the task committed; the task waits for them while it is Active.
+type CaseProcessesCasePlanItemsPlanItemProcessOutcome struct {
+	// The HTTP status of the last response; null when there was none (a calculation, a mail, a call that got no answer).
+	StatusCode *int `json:"statusCode"`
+	// Why the task last failed (a status other than 2xx, a time-out, an unreachable host, output that does not fit); null when it did not fail.
+	FailureReason *string `json:"failureReason"`
+	// How many calls (HTTP requests, mails) the task asked for, those after a reactivate included.
+	Calls int `json:"calls"`
+	// Whether the task waits for a call under way.
+	Waiting bool `json:"waiting"`
+}
+
+// GetStatusCode returns CaseProcessesCasePlanItemsPlanItemProcessOutcome.StatusCode, and is useful for accessing the field via an interface.
+func (v *CaseProcessesCasePlanItemsPlanItemProcessOutcome) GetStatusCode() *int { return v.StatusCode }
+
+// GetFailureReason returns CaseProcessesCasePlanItemsPlanItemProcessOutcome.FailureReason, and is useful for accessing the field via an interface.
+func (v *CaseProcessesCasePlanItemsPlanItemProcessOutcome) GetFailureReason() *string {
+	return v.FailureReason
+}
+
+// GetCalls returns CaseProcessesCasePlanItemsPlanItemProcessOutcome.Calls, and is useful for accessing the field via an interface.
+func (v *CaseProcessesCasePlanItemsPlanItemProcessOutcome) GetCalls() int { return v.Calls }
+
+// GetWaiting returns CaseProcessesCasePlanItemsPlanItemProcessOutcome.Waiting, and is useful for accessing the field via an interface.
+func (v *CaseProcessesCasePlanItemsPlanItemProcessOutcome) GetWaiting() bool { return v.Waiting }
+
+// CaseProcessesResponse is returned by CaseProcesses on success.
+type CaseProcessesResponse struct {
+	// A case the caller is in the team of; null with a NOT_FOUND error on this field otherwise, as for an unknown id.
+	Case *CaseProcessesCase `json:"case"`
+}
+
+// GetCase returns CaseProcessesResponse.Case, and is useful for accessing the field via an interface.
+func (v *CaseProcessesResponse) GetCase() *CaseProcessesCase { return v.Case }
+
 // CaseResponse is returned by Case on success.
 type CaseResponse struct {
 	// A case the caller is in the team of; null with a NOT_FOUND error on this field otherwise, as for an unknown id.
@@ -6378,6 +6477,14 @@ type __CaseInput struct {
 // GetId returns __CaseInput.Id, and is useful for accessing the field via an interface.
 func (v *__CaseInput) GetId() string { return v.Id }
 
+// __CaseProcessesInput is used internally by genqlient
+type __CaseProcessesInput struct {
+	Id string `json:"id"`
+}
+
+// GetId returns __CaseProcessesInput.Id, and is useful for accessing the field via an interface.
+func (v *__CaseProcessesInput) GetId() string { return v.Id }
+
 // __CaseTasksInput is used internally by genqlient
 type __CaseTasksInput struct {
 	Id string `json:"id"`
@@ -7065,6 +7172,54 @@ func Case(
 	}
 
 	data_ = &CaseResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The query executed by CaseProcesses.
+const CaseProcesses_Operation = `
+query CaseProcesses ($id: ID!) {
+	case(id: $id) {
+		id
+		state
+		caseFile
+		planItems {
+			id
+			name
+			type
+			state
+			processOutcome {
+				statusCode
+				failureReason
+				calls
+				waiting
+			}
+		}
+	}
+}
+`
+
+func CaseProcesses(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	id string,
+) (data_ *CaseProcessesResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "CaseProcesses",
+		Query:  CaseProcesses_Operation,
+		Variables: &__CaseProcessesInput{
+			Id: id,
+		},
+	}
+
+	data_ = &CaseProcessesResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(

@@ -83,6 +83,20 @@ type Config struct {
 	// /metrics then leaves the main listener. Default empty: no admin
 	// listener. (CASEGRAPH_ADMIN_ADDR)
 	AdminAddr string
+	// ProcessTimeout bounds one process-task call (an HTTP request, a
+	// mail). Default 30s. (CASEGRAPH_PROCESS_TIMEOUT)
+	ProcessTimeout time.Duration
+	// ProcessWorkers bounds the process-task calls one replica makes at
+	// once. Default 4. (CASEGRAPH_PROCESS_WORKERS)
+	ProcessWorkers int
+	// HTTPAllow lists the hosts HTTP process tasks may call: host,
+	// host:port, *.domain. Empty: any host but link-local addresses.
+	// (CASEGRAPH_HTTP_ALLOW)
+	HTTPAllow []string
+	// SMTPAddr, SMTPUser, SMTPPassword and SMTPFrom configure the mail
+	// server of mail process tasks. (CASEGRAPH_SMTP_ADDR, _USER,
+	// _PASSWORD, _FROM)
+	SMTPAddr, SMTPUser, SMTPPassword, SMTPFrom string
 	// TracerProvider receives a span per request, GraphQL operation,
 	// command and SQL statement. Nil turns tracing off; cmd/casegraph
 	// builds one from the OTEL_* variables.
@@ -192,6 +206,20 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 		"longest sleep of the timer runner; bounds the delay of timers stored by other replicas")
 	envFlag(c, fs, &c.AdminAddr, "admin-addr", "CASEGRAPH_ADMIN_ADDR", "",
 		"address of the admin listener (metrics, probes, pprof); empty: none", parseAddr, "a listen address such as 127.0.0.1:9090")
+	durFlag(&c.ProcessTimeout, "process-timeout", "CASEGRAPH_PROCESS_TIMEOUT", 30*time.Second, "deadline of one process-task call (HTTP request, mail)")
+	intFlag(&c.ProcessWorkers, "process-workers", "CASEGRAPH_PROCESS_WORKERS", 4, "most process-task calls this replica makes at once")
+	fs.Func("http-allow", "comma-separated hosts HTTP process tasks may call: host, host:port, *.domain (CASEGRAPH_HTTP_ALLOW)", func(v string) error {
+		c.HTTPAllow = SplitList(v)
+		return nil
+	})
+	c.HTTPAllow = SplitList(os.Getenv("CASEGRAPH_HTTP_ALLOW"))
+	strFlag := func(p *string, name, env, usage string) {
+		envFlag(c, fs, p, name, env, "", usage, func(s string) (string, error) { return s, nil }, "text")
+	}
+	strFlag(&c.SMTPAddr, "smtp-addr", "CASEGRAPH_SMTP_ADDR", "host:port of the mail server of mail process tasks; empty: mail tasks fail")
+	strFlag(&c.SMTPUser, "smtp-user", "CASEGRAPH_SMTP_USER", "user for PLAIN authentication at the mail server")
+	strFlag(&c.SMTPPassword, "smtp-password", "CASEGRAPH_SMTP_PASSWORD", "password for the mail server (prefer the variable)")
+	strFlag(&c.SMTPFrom, "smtp-from", "CASEGRAPH_SMTP_FROM", "sender of mails whose process gives none")
 	l := &c.Limits
 	intFlag(&l.MaxIdentifierLength, "max-identifier-length", "CASEGRAPH_MAX_IDENTIFIER_LENGTH", d.MaxIdentifierLength, "longest user id, role, tenant or definition name in bytes")
 	intFlag(&l.MaxTeamMembers, "max-team-members", "CASEGRAPH_MAX_TEAM_MEMBERS", d.MaxTeamMembers, "most members of one case team")
@@ -380,6 +408,12 @@ func (c Config) Validate() error {
 	}
 	if err := c.Limits.validate(); err != nil {
 		return err
+	}
+	if c.ProcessTimeout < 0 {
+		return fmt.Errorf("CASEGRAPH_PROCESS_TIMEOUT (-process-timeout) must be a positive duration such as 30s, not %s", c.ProcessTimeout)
+	}
+	if c.ProcessWorkers < 0 || c.ProcessWorkers > 1000 {
+		return fmt.Errorf("CASEGRAPH_PROCESS_WORKERS (-process-workers) must be between 1 and 1000, not %d", c.ProcessWorkers)
 	}
 	if c.TimerInterval < 0 {
 		return fmt.Errorf("CASEGRAPH_TIMER_INTERVAL (-timer-interval) must be a positive duration such as 200ms, not %s", c.TimerInterval)

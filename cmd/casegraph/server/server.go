@@ -107,6 +107,8 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 		Logger:         logger,
 		Observer:       telemetry.NewObserver(metrics, cfg.TracerProvider),
 		Now:            cfg.Now,
+		Process: service.ProcessConfig{Timeout: cfg.ProcessTimeout, Workers: cfg.ProcessWorkers, AllowHosts: cfg.HTTPAllow,
+			SMTP: service.SMTPConfig{Addr: cfg.SMTPAddr, User: cfg.SMTPUser, Password: cfg.SMTPPassword, From: cfg.SMTPFrom}},
 		Limits: service.Limits{IdentifierLength: cfg.MaxIdentifierLength, TeamMembers: cfg.MaxTeamMembers,
 			TenantUsers: cfg.MaxTenantUsers, RolesPerUser: cfg.MaxRolesPerUser, CaseFileBytes: cfg.MaxCaseFileBytes},
 	})
@@ -220,6 +222,14 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, drain time.Duration
 		s.svc.RunTimers(timersCtx, s.cfg.TimerInterval)
 	}()
 	defer func() { <-timersDone }()
+	callsDone := make(chan struct{})
+	go func() {
+		defer close(callsDone)
+		// Outbox rows stored by other replicas are seen within the
+		// timer interval, like their timers.
+		s.svc.RunProcessCalls(timersCtx, s.cfg.TimerInterval)
+	}()
+	defer func() { <-callsDone }()
 	// Runs first: a listener that fails must not leave the wait above
 	// blocked on a context that never ends.
 	defer stopTimers()
