@@ -148,6 +148,13 @@ func waitListening(t *testing.T, envs ...*servertest.Env) {
 	}
 }
 
+// waitSubscribers waits until env has n subscriptions: the server
+// registers one after the subscribe message, without a reply.
+func waitSubscribers(t *testing.T, env *servertest.Env, n int) {
+	t.Helper()
+	dbtest.Until(t, 10*time.Second, "the subscription", func() (bool, error) { return env.Server.Service().Subscribers() >= n, nil })
+}
+
 // closeOf is the close code and reason that ended a connection.
 func closeOf(err error) (websocket.StatusCode, string) {
 	var ce websocket.CloseError
@@ -175,7 +182,7 @@ func TestLiveAcrossReplicas(t *testing.T) {
 
 	carl := liveAs(t, env2, "carl")
 	carl.subscribe("1", taskChangedQuery, map[string]any{"filter": map[string]any{"tenant": "acme", "states": []string{"UNASSIGNED"}}})
-	time.Sleep(200 * time.Millisecond) // the subscription is registered asynchronously
+	waitSubscribers(t, env2, 1)
 
 	caseID, taskID := startIncident(t, env)
 	ev := carl.nextTask("1")
@@ -229,7 +236,7 @@ func TestLiveSQLiteBus(t *testing.T) {
 	bob := liveAs(t, env, "bob")
 	bob.subscribe("c", `subscription($id: ID!, $after: Time) { caseChanged(id: $id, after: $after) { kind case { id lastModified } } }`,
 		map[string]any{"id": caseID})
-	time.Sleep(200 * time.Millisecond)
+	waitSubscribers(t, env, 1)
 	if _, err := client.ClaimTask(ctx, env.GraphQL("carl"), taskID); err != nil {
 		t.Fatal(err)
 	}

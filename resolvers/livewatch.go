@@ -43,7 +43,7 @@ func fingerprint(t service.Task, matches bool) uint64 {
 	return h.Sum64()
 }
 
-func (w *taskWatch) run(ctx context.Context, changes <-chan service.Change, after *time.Time, out chan<- *model.TaskChange) {
+func (w *taskWatch) run(ctx context.Context, changes *service.Subscription, after *time.Time, out chan<- *model.TaskChange) {
 	defer close(out)
 	send := func(ev *model.TaskChange) bool {
 		select {
@@ -70,26 +70,28 @@ func (w *taskWatch) run(ctx context.Context, changes <-chan service.Change, afte
 		}
 	}
 	for {
-		select {
-		case <-ctx.Done():
+		c, ok := changes.Next(ctx)
+		if !ok {
+			dropSlow(ctx, changes)
 			return
-		case c, ok := <-changes:
-			if !ok {
-				if ctx.Err() == nil {
-					closeWith(ctx, closeTooSlow, "Too slow: the client fell behind the live updates; reconnect with after")
-				}
+		}
+		events, stop := w.events(ctx, c)
+		if stop {
+			return
+		}
+		for _, ev := range events {
+			if !send(ev) {
 				return
-			}
-			events, stop := w.events(ctx, c)
-			if stop {
-				return
-			}
-			for _, ev := range events {
-				if !send(ev) {
-					return
-				}
 			}
 		}
+	}
+}
+
+// dropSlow closes the connection of a subscriber the service dropped for
+// falling behind.
+func dropSlow(ctx context.Context, changes *service.Subscription) {
+	if changes.Dropped() {
+		closeWith(ctx, closeTooSlow, "Too slow: the client fell behind the live updates; reconnect with after")
 	}
 }
 
@@ -146,7 +148,7 @@ func containsTask(tasks []service.Task, id string) bool {
 }
 
 // watchCase sends case v each time a committed command changed it.
-func watchCase(ctx context.Context, svc *service.Service, who service.Identity, v service.CaseView, changes <-chan service.Change,
+func watchCase(ctx context.Context, svc *service.Service, who service.Identity, v service.CaseView, changes *service.Subscription,
 	after *time.Time, out chan<- *model.CaseChange) {
 	defer close(out)
 	send := func(ev *model.CaseChange) bool {
@@ -164,35 +166,29 @@ func watchCase(ctx context.Context, svc *service.Service, who service.Identity, 
 	}
 	id := v.Record.ID
 	for {
-		select {
-		case <-ctx.Done():
+		c, ok := changes.Next(ctx)
+		if !ok {
+			dropSlow(ctx, changes)
 			return
-		case c, ok := <-changes:
-			if !ok {
-				if ctx.Err() == nil {
-					closeWith(ctx, closeTooSlow, "Too slow: the client fell behind the live updates; reconnect with after")
-				}
+		}
+		if c.CaseID == "" {
+			if checkAccount(ctx, svc, who, c.Tenant) {
 				return
 			}
-			if c.CaseID == "" {
-				if checkAccount(ctx, svc, who, c.Tenant) {
-					return
-				}
-				continue
-			}
-			if c.CaseID != id {
-				continue
-			}
-			now, err := svc.GetCase(ctx, who, id)
-			if err != nil {
-				if disconnectIfDisabled(ctx, err) {
-					return
-				}
-				continue // no longer in the team: nothing to hear
-			}
-			if !send(&model.CaseChange{Kind: c.Kind, Case: toCase(now)}) {
+			continue
+		}
+		if c.CaseID != id {
+			continue
+		}
+		now, err := svc.GetCase(ctx, who, id)
+		if err != nil {
+			if disconnectIfDisabled(ctx, err) {
 				return
 			}
+			continue // no longer in the team: nothing to hear
+		}
+		if !send(&model.CaseChange{Kind: c.Kind, Case: toCase(now)}) {
+			return
 		}
 	}
 }

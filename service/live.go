@@ -124,65 +124,112 @@ func (s *Service) LiveListening() bool {
 const DefaultSubscriberBuffer = 256
 
 // Subscribe returns the changes committed from now on, on every replica,
-// until ctx ends. The channel is closed when ctx ends or when the
-// subscriber fell more than its buffer behind: a slow reader is dropped
-// rather than allowed to grow memory (ctx.Err() is nil then).
-func (s *Service) Subscribe(ctx context.Context) <-chan Change {
+// until ctx ends. A subscriber that falls more than its buffer behind is
+// dropped rather than allowed to grow memory; an idle one holds no buffer.
+func (s *Service) Subscribe(ctx context.Context) *Subscription {
 	return s.live.subscribe(ctx)
+}
+
+// Subscription is one subscriber's queue of changes.
+type Subscription struct {
+	h       *hub
+	mu      sync.Mutex
+	queue   []Change
+	wake    chan struct{} // holds a token while queue may be non-empty
+	dropped bool
+}
+
+// Next waits for the next change. ok is false when ctx ended or the
+// subscriber was dropped (Dropped).
+func (sub *Subscription) Next(ctx context.Context) (c Change, ok bool) {
+	for {
+		sub.mu.Lock()
+		if sub.dropped {
+			sub.mu.Unlock()
+			return Change{}, false
+		}
+		if len(sub.queue) > 0 {
+			c = sub.queue[0]
+			sub.queue = sub.queue[1:]
+			if len(sub.queue) == 0 {
+				sub.queue = nil // an idle subscriber keeps no array
+			}
+			sub.mu.Unlock()
+			return c, true
+		}
+		sub.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return Change{}, false
+		case <-sub.wake:
+		}
+	}
+}
+
+// Dropped reports whether the subscriber fell too far behind.
+func (sub *Subscription) Dropped() bool {
+	sub.mu.Lock()
+	defer sub.mu.Unlock()
+	return sub.dropped
 }
 
 // hub fans changes out to the subscribers of this process.
 type hub struct {
 	mu     sync.Mutex
-	subs   map[*subscriber]struct{}
+	subs   map[*Subscription]struct{}
 	buffer int
-}
-
-type subscriber struct {
-	ch     chan Change
-	closed bool
 }
 
 func newHub(buffer int) *hub {
 	if buffer <= 0 {
 		buffer = DefaultSubscriberBuffer
 	}
-	return &hub{subs: map[*subscriber]struct{}{}, buffer: buffer}
+	return &hub{subs: map[*Subscription]struct{}{}, buffer: buffer}
 }
 
-func (h *hub) subscribe(ctx context.Context) <-chan Change {
-	sub := &subscriber{ch: make(chan Change, h.buffer)}
+func (h *hub) subscribe(ctx context.Context) *Subscription {
+	sub := &Subscription{h: h, wake: make(chan struct{}, 1)}
 	h.mu.Lock()
 	h.subs[sub] = struct{}{}
 	h.mu.Unlock()
-	context.AfterFunc(ctx, func() { h.drop(sub) })
-	return sub.ch
+	context.AfterFunc(ctx, func() {
+		h.mu.Lock()
+		delete(h.subs, sub)
+		h.mu.Unlock()
+	})
+	return sub
 }
 
-func (h *hub) drop(sub *subscriber) {
+// count is the number of subscribers.
+func (h *hub) count() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if !sub.closed {
-		sub.closed = true
-		delete(h.subs, sub)
-		close(sub.ch)
-	}
+	return len(h.subs)
 }
 
-// deliver never blocks: a subscriber whose buffer is full is dropped.
+// deliver never blocks: a subscriber whose queue is full is dropped.
 func (h *hub) deliver(c Change) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for sub := range h.subs {
-		select {
-		case sub.ch <- c:
-		default:
-			sub.closed = true
+		sub.mu.Lock()
+		if len(sub.queue) >= h.buffer {
+			sub.dropped = true
+			sub.queue = nil
 			delete(h.subs, sub)
-			close(sub.ch)
+		} else {
+			sub.queue = append(sub.queue, c)
+		}
+		sub.mu.Unlock()
+		select {
+		case sub.wake <- struct{}{}:
+		default:
 		}
 	}
 }
+
+// Subscribers is the number of live subscriptions in this process.
+func (s *Service) Subscribers() int { return s.live.count() }
 
 // CheckAccount answers the "account disabled" refusal when the caller's
 // account in tenant is disabled, nil otherwise (also without an account):
