@@ -145,6 +145,8 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("POST /graphql", gql)
 	mux.Handle("GET /graphiql", resolvers.GraphiQL("/graphql"))
 	mux.Handle("GET /graphiql/", resolvers.GraphiQL("/graphql"))
+	mux.Handle("GET /inbox", resolvers.Inbox())
+	mux.Handle("GET /inbox/", resolvers.Inbox())
 	// The reference engine serves static files for any GET path, so an
 	// unknown GET is 404 and any other unknown request 405; clients rely
 	// on the 405.
