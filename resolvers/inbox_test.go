@@ -59,7 +59,7 @@ func TestInboxOperations(t *testing.T) {
 	}
 	for _, d := range docs {
 		src := strings.ReplaceAll(string(d[1]), "${TASK}", string(task[1]))
-		if _, errs := gqlparser.LoadQuery(schema, src); len(errs) > 0 {
+		if _, errs := gqlparser.LoadQueryWithRules(schema, src, nil); len(errs) > 0 {
 			t.Errorf("%s: %v", src, errs)
 		}
 	}

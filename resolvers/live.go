@@ -2,6 +2,8 @@ package resolvers
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -165,7 +167,33 @@ func (l *liveConns) init(ctx context.Context, payload transport.InitPayload) (co
 	if c, isLive := ctx.Value(liveConnKey{}).(*liveConn); isLive && !l.acquireUser(c, who.UserID) {
 		return refuse(ctx, closeTooMany, "Too many live connections for this user")
 	}
+	if exp, ok := tokenExpiry(header); ok {
+		// A connection must not outlive its token.
+		timer := time.AfterFunc(time.Until(exp), func() { closeWith(ctx, closeUnauthenticated, "The token expired; reconnect with a new one") })
+		context.AfterFunc(ctx, func() { timer.Stop() })
+	}
 	return auth.NewContext(ctx, who), nil, nil
+}
+
+// tokenExpiry reads the exp claim of a bearer token the verifier has
+// accepted (so its payload is trusted).
+func tokenExpiry(header string) (time.Time, bool) {
+	tok, ok := strings.CutPrefix(header, "Bearer ")
+	parts := strings.Split(tok, ".")
+	if !ok || len(parts) != 3 {
+		return time.Time{}, false
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		return time.Time{}, false
+	}
+	var claims struct {
+		Exp *float64 `json:"exp"`
+	}
+	if json.Unmarshal(payload, &claims) != nil || claims.Exp == nil {
+		return time.Time{}, false
+	}
+	return time.Unix(int64(*claims.Exp), 0), true
 }
 
 func refuse(ctx context.Context, code int, reason string) (context.Context, *transport.InitPayload, error) {

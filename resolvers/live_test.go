@@ -11,6 +11,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/coder/websocket/wsjson"
+	"github.com/go-jose/go-jose/v4/jwt"
 
 	"github.com/casegraph/casegraph/cmd/casegraph/server"
 	"github.com/casegraph/casegraph/cmd/casegraph/server/servertest"
@@ -307,5 +308,21 @@ func TestLiveAuthAndLimits(t *testing.T) {
 	m, err := bob.next("d", 10*time.Second)
 	if err != nil || !strings.Contains(string(m.Payload), "levels deep") {
 		t.Fatalf("deep subscription: %s %s %v", m.Type, m.Payload, err)
+	}
+}
+
+// TestLiveTokenExpiry: a live connection ends when its token expires.
+func TestLiveTokenExpiry(t *testing.T) {
+	t.Parallel()
+	env := servertest.Start(t, db.SQLite)
+	soon := env.Issuer.Sign(jwt.Claims{Subject: "alice", Expiry: jwt.NewNumericDate(time.Now().Add(2 * time.Second))}, nil)
+	c, err := dialLive(t, env, map[string]string{"token": soon})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.subscribe("1", taskChangedQuery, nil)
+	_, err = c.next("1", 10*time.Second)
+	if code, reason := closeOf(err); code != 4401 || !strings.Contains(reason, "expired") {
+		t.Fatalf("expired token: close %d %q (%v)", code, reason, err)
 	}
 }
