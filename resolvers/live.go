@@ -110,6 +110,31 @@ type liveConn struct {
 	user string
 	mu   sync.Mutex
 	ws   transport.WebsocketConn
+	subs int // running subscriptions
+}
+
+// maxSubscriptionsPerConnection bounds the subscriptions one connection
+// runs at once: each holds a goroutine and a queue.
+const maxSubscriptionsPerConnection = 16
+
+// startSubscription counts a subscription of the connection in ctx; the
+// returned release must be called when it ends.
+func startSubscription(ctx context.Context) (release func(), err error) {
+	c, ok := ctx.Value(liveConnKey{}).(*liveConn)
+	if !ok {
+		return func() {}, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.subs >= maxSubscriptionsPerConnection {
+		return nil, service.Ef("graphql.subscription", service.Invalid, "A connection runs at most %d subscriptions at once", maxSubscriptionsPerConnection)
+	}
+	c.subs++
+	return func() {
+		c.mu.Lock()
+		c.subs--
+		c.mu.Unlock()
+	}, nil
 }
 
 type liveConnKey struct{}

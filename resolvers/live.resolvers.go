@@ -28,9 +28,16 @@ func (r *subscriptionResolver) TaskChanged(ctx context.Context, filter *model.Ta
 	if _, err := r.Service.ListTasks(ctx, who, probe); err != nil {
 		return nil, err
 	}
+	release, err := startSubscription(ctx)
+	if err != nil {
+		return nil, err
+	}
 	changes := r.Service.Subscribe(ctx)
 	out := make(chan *model.TaskChange)
-	go w.run(ctx, changes, after, out)
+	go func() {
+		defer release()
+		w.run(ctx, changes, after, out)
+	}()
 	return out, nil
 }
 
@@ -44,9 +51,16 @@ func (r *subscriptionResolver) CaseChanged(ctx context.Context, id string, after
 	if err != nil {
 		return nil, service.Hidden(err)
 	}
+	release, err := startSubscription(ctx)
+	if err != nil {
+		return nil, err
+	}
 	changes := r.Service.Subscribe(ctx)
 	out := make(chan *model.CaseChange)
-	go watchCase(ctx, r.Service, who, v, changes, after, out)
+	go func() {
+		defer release()
+		watchCase(ctx, r.Service, who, v, changes, after, out)
+	}()
 	return out, nil
 }
 

@@ -309,6 +309,17 @@ func TestLiveAuthAndLimits(t *testing.T) {
 	if err != nil || !strings.Contains(string(m.Payload), "levels deep") {
 		t.Fatalf("deep subscription: %s %s %v", m.Type, m.Payload, err)
 	}
+
+	// One connection runs a bounded number of subscriptions.
+	for i := range 16 {
+		bob.subscribe(fmt.Sprint("s", i), taskChangedQuery, nil)
+	}
+	waitSubscribers(t, env, 16)
+	bob.subscribe("over", taskChangedQuery, nil)
+	m, err = bob.next("over", 10*time.Second)
+	if err != nil || !strings.Contains(string(m.Payload), "at most 16 subscriptions") {
+		t.Fatalf("17th subscription: %s %s %v", m.Type, m.Payload, err)
+	}
 }
 
 // TestLiveTokenExpiry: a live connection ends when its token expires.
