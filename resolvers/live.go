@@ -247,8 +247,15 @@ func (i liveImpl) Accept(w http.ResponseWriter, r *http.Request, opts transport.
 
 // websocketTransport is the graphql-transport-ws transport of l.
 func websocketTransport(l *liveConns) transport.Websocket {
+	// Any origin may connect: nothing ambient authenticates a live
+	// connection (a browser cannot set headers on a WebSocket, and no
+	// cookie is read), only the token the page itself sends in
+	// connection_init, so a foreign page gains nothing (no cross-site
+	// WebSocket hijacking), and front ends on other origins work.
+	impl := liveImpl{}
+	impl.AcceptOptions.OriginPatterns = []string{"*"}
 	return transport.Websocket{
-		Implementation:        liveImpl{},
+		Implementation:        impl,
 		InitFunc:              l.init,
 		InitTimeout:           10 * time.Second,
 		KeepAlivePingInterval: liveKeepAlive,

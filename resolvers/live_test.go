@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -37,10 +38,20 @@ type wsMessage struct {
 // error that ended the handshake (a refused upgrade or a close frame).
 func dialLive(t testing.TB, env *servertest.Env, payload any) (*liveClient, error) {
 	t.Helper()
+	return dialLiveFrom(t, env, "", payload)
+}
+
+// dialLiveFrom is dialLive from a page of origin ("": none).
+func dialLiveFrom(t testing.TB, env *servertest.Env, origin string, payload any) (*liveClient, error) {
+	t.Helper()
+	header := http.Header{}
+	if origin != "" {
+		header.Set("Origin", origin)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	conn, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(env.URL, "http")+"/graphql",
-		&websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}})
+		&websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}, HTTPHeader: header})
 	if err != nil {
 		if resp != nil {
 			return nil, fmt.Errorf("status %d: %w", resp.StatusCode, err)
@@ -332,6 +343,10 @@ func TestLiveTokenExpiry(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.subscribe("1", taskChangedQuery, nil)
+	// A page of another origin may connect: only the token authenticates.
+	if _, err := dialLiveFrom(t, env, "https://app.example.com", map[string]string{"token": env.Issuer.Token("bob")}); err != nil {
+		t.Fatalf("front end on another origin: %v", err)
+	}
 	_, err = c.next("1", 10*time.Second)
 	if code, reason := closeOf(err); code != 4401 || !strings.Contains(reason, "expired") {
 		t.Fatalf("expired token: close %d %q (%v)", code, reason, err)
