@@ -37,6 +37,7 @@ type ResolverRoot interface {
 	PlanItem() PlanItemResolver
 	Platform() PlatformResolver
 	Query() QueryResolver
+	Subscription() SubscriptionResolver
 	Task() TaskResolver
 	Tenant() TenantResolver
 }
@@ -75,6 +76,11 @@ type ComplexityRoot struct {
 		Tasks              func(childComplexity int) int
 		Team               func(childComplexity int) int
 		Tenant             func(childComplexity int) int
+	}
+
+	CaseChange struct {
+		Case func(childComplexity int) int
+		Kind func(childComplexity int) int
 	}
 
 	CaseConnection struct {
@@ -269,6 +275,11 @@ type ComplexityRoot struct {
 		ValidateDefinition func(childComplexity int, xml string) int
 	}
 
+	Subscription struct {
+		CaseChanged func(childComplexity int, id string, after *time.Time) int
+		TaskChanged func(childComplexity int, filter *model.TaskFilter, after *time.Time) int
+	}
+
 	Task struct {
 		ActivatedOn   func(childComplexity int) int
 		Assignee      func(childComplexity int) int
@@ -292,6 +303,12 @@ type ComplexityRoot struct {
 		TaskDuration  func(childComplexity int) int
 		TaskModel     func(childComplexity int) int
 		Tenant        func(childComplexity int) int
+	}
+
+	TaskChange struct {
+		Kind          func(childComplexity int) int
+		MatchesFilter func(childComplexity int) int
+		Task          func(childComplexity int) int
 	}
 
 	TaskConnection struct {
@@ -435,6 +452,10 @@ type QueryResolver interface {
 	ValidateDefinition(ctx context.Context, xml string) (*model.DefinitionValidation, error)
 	Tasks(ctx context.Context, filter *model.TaskFilter, first *int, after *string) (*model.TaskConnection, error)
 	Task(ctx context.Context, id string) (*model.Task, error)
+}
+type SubscriptionResolver interface {
+	TaskChanged(ctx context.Context, filter *model.TaskFilter, after *time.Time) (<-chan *model.TaskChange, error)
+	CaseChanged(ctx context.Context, id string, after *time.Time) (<-chan *model.CaseChange, error)
 }
 type TaskResolver interface {
 	Case(ctx context.Context, obj *model.Task) (*model.Case, error)
@@ -622,6 +643,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Case.Tenant(childComplexity), true
+
+	case "CaseChange.case":
+		if e.ComplexityRoot.CaseChange.Case == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CaseChange.Case(childComplexity), true
+	case "CaseChange.kind":
+		if e.ComplexityRoot.CaseChange.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CaseChange.Kind(childComplexity), true
 
 	case "CaseConnection.edges":
 		if e.ComplexityRoot.CaseConnection.Edges == nil {
@@ -1629,6 +1663,29 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.ValidateDefinition(childComplexity, args["xml"].(string)), true
 
+	case "Subscription.caseChanged":
+		if e.ComplexityRoot.Subscription.CaseChanged == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_caseChanged_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.CaseChanged(childComplexity, args["id"].(string), args["after"].(*time.Time)), true
+	case "Subscription.taskChanged":
+		if e.ComplexityRoot.Subscription.TaskChanged == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_taskChanged_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.TaskChanged(childComplexity, args["filter"].(*model.TaskFilter), args["after"].(*time.Time)), true
+
 	case "Task.activatedOn":
 		if e.ComplexityRoot.Task.ActivatedOn == nil {
 			break
@@ -1761,6 +1818,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Task.Tenant(childComplexity), true
+
+	case "TaskChange.kind":
+		if e.ComplexityRoot.TaskChange.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TaskChange.Kind(childComplexity), true
+	case "TaskChange.matchesFilter":
+		if e.ComplexityRoot.TaskChange.MatchesFilter == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TaskChange.MatchesFilter(childComplexity), true
+	case "TaskChange.task":
+		if e.ComplexityRoot.TaskChange.Task == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TaskChange.Task(childComplexity), true
 
 	case "TaskConnection.edges":
 		if e.ComplexityRoot.TaskConnection.Edges == nil {
@@ -2030,6 +2106,23 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 				Data: buf.Bytes(),
 			}
 		}
+	case ast.Subscription:
+		next := ec._Subscription(ctx, opCtx.Operation.SelectionSet)
+
+		var buf bytes.Buffer
+		return func(ctx context.Context) *graphql.Response {
+			buf.Reset()
+			data := next(ctx)
+
+			if data == nil {
+				return nil
+			}
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
+		}
 
 	default:
 		return graphql.OneShot(graphql.ErrorResponse(ctx, "unsupported GraphQL operation"))
@@ -2055,7 +2148,7 @@ func newExecutionContext(
 	}
 }
 
-//go:embed "schema/case.graphqls" "schema/consentgroup.graphqls" "schema/definition.graphqls" "schema/task.graphqls" "schema/team.graphqls"
+//go:embed "schema/case.graphqls" "schema/consentgroup.graphqls" "schema/definition.graphqls" "schema/live.graphqls" "schema/task.graphqls" "schema/team.graphqls"
 var sourcesFS embed.FS
 
 func sourceData(filename string) string {
@@ -2220,6 +2313,7 @@ input TenantUserInput {
 	{Name: "schema/case.graphqls", Input: sourceData("schema/case.graphqls"), BuiltIn: false},
 	{Name: "schema/consentgroup.graphqls", Input: sourceData("schema/consentgroup.graphqls"), BuiltIn: false},
 	{Name: "schema/definition.graphqls", Input: sourceData("schema/definition.graphqls"), BuiltIn: false},
+	{Name: "schema/live.graphqls", Input: sourceData("schema/live.graphqls"), BuiltIn: false},
 	{Name: "schema/task.graphqls", Input: sourceData("schema/task.graphqls"), BuiltIn: false},
 	{Name: "schema/team.graphqls", Input: sourceData("schema/team.graphqls"), BuiltIn: false},
 }
@@ -2291,6 +2385,16 @@ func (ec *executionContext) childFields_Case(ctx context.Context, field graphql.
 		return ec.fieldContext_Case_output(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Case", field.Name)
+}
+
+func (ec *executionContext) childFields_CaseChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_CaseChange_kind(ctx, field)
+	case "case":
+		return ec.fieldContext_CaseChange_case(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CaseChange", field.Name)
 }
 
 func (ec *executionContext) childFields_CaseConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2625,6 +2729,18 @@ func (ec *executionContext) childFields_Task(ctx context.Context, field graphql.
 		return ec.fieldContext_Task_planItem(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Task", field.Name)
+}
+
+func (ec *executionContext) childFields_TaskChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_TaskChange_kind(ctx, field)
+	case "task":
+		return ec.fieldContext_TaskChange_task(ctx, field)
+	case "matchesFilter":
+		return ec.fieldContext_TaskChange_matchesFilter(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TaskChange", field.Name)
 }
 
 func (ec *executionContext) childFields_TaskConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3791,6 +3907,50 @@ func (ec *executionContext) field_Query_validateDefinition_args(ctx context.Cont
 	return args, nil
 }
 
+func (ec *executionContext) field_Subscription_caseChanged_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*time.Time, error) {
+			return ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_taskChanged_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*model.TaskFilter, error) {
+			return ec.unmarshalOTaskFilter2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTaskFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*time.Time, error) {
+			return ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Tenant_user_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4556,6 +4716,61 @@ func (ec *executionContext) _Case_output(ctx context.Context, field graphql.Coll
 }
 func (ec *executionContext) fieldContext_Case_output(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Case", field, true, true, "JSON")
+}
+
+func (ec *executionContext) _CaseChange_kind(ctx context.Context, field graphql.CollectedField, obj *model.CaseChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CaseChange_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CaseChange_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CaseChange", field, false, false, "String")
+}
+
+func (ec *executionContext) _CaseChange_case(ctx context.Context, field graphql.CollectedField, obj *model.CaseChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CaseChange_case(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Case, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CaseChange_case(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CaseChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _CaseConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.CaseConnection) (ret graphql.Marshaler) {
@@ -8717,6 +8932,94 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _Subscription_taskChanged(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_taskChanged(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().TaskChanged(ctx, fc.Args["filter"].(*model.TaskFilter), fc.Args["after"].(*time.Time))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TaskChange) graphql.Marshaler {
+			return ec.marshalNTaskChange2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTaskChange(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_taskChanged(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TaskChange(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_taskChanged_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_caseChanged(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_caseChanged(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().CaseChanged(ctx, fc.Args["id"].(string), fc.Args["after"].(*time.Time))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CaseChange) graphql.Marshaler {
+			return ec.marshalNCaseChange2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseChange(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_caseChanged(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CaseChange(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_caseChanged_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Task_id(ctx context.Context, field graphql.CollectedField, obj *model.Task) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9239,6 +9542,84 @@ func (ec *executionContext) fieldContext_Task_planItem(_ context.Context, field 
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _TaskChange_kind(ctx context.Context, field graphql.CollectedField, obj *model.TaskChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TaskChange_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TaskChange_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TaskChange", field, false, false, "String")
+}
+
+func (ec *executionContext) _TaskChange_task(ctx context.Context, field graphql.CollectedField, obj *model.TaskChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TaskChange_task(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Task, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Task) graphql.Marshaler {
+			return ec.marshalNTask2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTask(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TaskChange_task(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TaskChange",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Task(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TaskChange_matchesFilter(ctx context.Context, field graphql.CollectedField, obj *model.TaskChange) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TaskChange_matchesFilter(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MatchesFilter, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TaskChange_matchesFilter(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TaskChange", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _TaskConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.TaskConnection) (ret graphql.Marshaler) {
@@ -12027,6 +12408,44 @@ func (ec *executionContext) _Case(ctx context.Context, sel ast.SelectionSet, obj
 	return out
 }
 
+var caseChangeImplementors = []string{"CaseChange"}
+
+func (ec *executionContext) _CaseChange(ctx context.Context, sel ast.SelectionSet, obj *model.CaseChange) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, caseChangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CaseChange")
+		case "kind":
+			out.Values[i] = ec._CaseChange_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "case":
+			out.Values[i] = ec._CaseChange_case(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var caseConnectionImplementors = []string{"CaseConnection"}
 
 func (ec *executionContext) _CaseConnection(ctx context.Context, sel ast.SelectionSet, obj *model.CaseConnection) graphql.Marshaler {
@@ -13376,6 +13795,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 	return out
 }
 
+var subscriptionImplementors = []string{"Subscription"}
+
+func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionImplementors)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
+		Object: "Subscription",
+	})
+	if len(fields) != 1 {
+		graphql.AddErrorf(ctx, "must subscribe to exactly one stream")
+		return nil
+	}
+
+	switch fields[0].Name {
+	case "taskChanged":
+		return ec._Subscription_taskChanged(ctx, fields[0])
+	case "caseChanged":
+		return ec._Subscription_caseChanged(ctx, fields[0])
+	default:
+		panic("unknown field " + strconv.Quote(fields[0].Name))
+	}
+}
+
 var taskImplementors = []string{"Task"}
 
 func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj *model.Task) graphql.Marshaler {
@@ -13499,6 +13940,49 @@ func (ec *executionContext) _Task(ctx context.Context, sel ast.SelectionSet, obj
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Task_planItem(ctx, field, obj)
 				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var taskChangeImplementors = []string{"TaskChange"}
+
+func (ec *executionContext) _TaskChange(ctx context.Context, sel ast.SelectionSet, obj *model.TaskChange) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, taskChangeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TaskChange")
+		case "kind":
+			out.Values[i] = ec._TaskChange_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "task":
+			out.Values[i] = ec._TaskChange_task(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "matchesFilter":
+			out.Values[i] = ec._TaskChange_matchesFilter(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -14323,6 +14807,14 @@ func (ec *executionContext) marshalNCase2ᚖgithubᚗcomᚋcasegraphᚋcasegraph
 	return ec._Case(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNCaseChange2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseChange(ctx context.Context, sel ast.SelectionSet, v *model.CaseChange) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CaseChange!")
+		return graphql.Null
+	}
+	return ec._CaseChange(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNCaseConnection2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐCaseConnection(ctx context.Context, sel ast.SelectionSet, v *model.CaseConnection) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "CaseConnection!")
@@ -14874,6 +15366,14 @@ func (ec *executionContext) marshalNTask2ᚖgithubᚗcomᚋcasegraphᚋcasegraph
 		return graphql.Null
 	}
 	return ec._Task(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTaskChange2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTaskChange(ctx context.Context, sel ast.SelectionSet, v *model.TaskChange) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TaskChange!")
+		return graphql.Null
+	}
+	return ec._TaskChange(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNTaskConnection2ᚖgithubᚗcomᚋcasegraphᚋcasegraphᚋmodelᚐTaskConnection(ctx context.Context, sel ast.SelectionSet, v *model.TaskConnection) graphql.Marshaler {

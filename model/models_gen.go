@@ -18,6 +18,14 @@ type BusinessIdentifier struct {
 	Value string `json:"value"`
 }
 
+// A case changed by a committed command.
+type CaseChange struct {
+	// The command that changed it, such as StartCase or ClaimTask; Resume for the catch-up of after.
+	Kind string `json:"kind"`
+	// The case as it is now.
+	Case *Case `json:"case"`
+}
+
 // A page of cases (Relay connection).
 type CaseConnection struct {
 	// How many cases the filter selects, all pages together (one more query; ask only when shown).
@@ -276,6 +284,24 @@ type StartCaseInput struct {
 	Team []*CaseTeamMemberInput `json:"team,omitempty"`
 	// Whether the case logs its events in debug mode.
 	Debug *bool `json:"debug,omitempty"`
+}
+
+// Live updates over a WebSocket (the graphql-transport-ws protocol on /graphql), on whichever
+// replica the change was committed. The token goes in the connection_init payload
+// ({"Authorization": "Bearer <token>"} or {"token": "<token>"}). Every event is read as the
+// caller: a caller who left a case's team hears nothing more of it, and a caller whose account is
+// disabled is disconnected.
+type Subscription struct {
+}
+
+// A task changed by a committed command.
+type TaskChange struct {
+	// The command that changed it, such as ClaimTask or CompleteTask; Resume for the catch-up of after.
+	Kind string `json:"kind"`
+	// The task as it is now.
+	Task *Task `json:"task"`
+	// Whether the task matches the subscription's filter now.
+	MatchesFilter bool `json:"matchesFilter"`
 }
 
 // A page of tasks (Relay connection).

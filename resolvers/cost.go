@@ -28,15 +28,20 @@ type Limits struct {
 	// MaxResponseBytes is the response-size budget, charged as heavy fields
 	// resolve.
 	MaxResponseBytes int
+	// MaxLiveConnections bounds the open subscription WebSockets of this
+	// process; MaxLiveConnectionsPerUser those of one user.
+	MaxLiveConnections, MaxLiveConnectionsPerUser int
 }
 
 // DefaultLimits are the limits of a handler configured without any.
-var DefaultLimits = Limits{MaxCost: 1000000, MaxDepth: MaxDepth, MaxAliases: 100, MaxQueryBytes: 64 << 10, MaxResponseBytes: 16 << 20}
+var DefaultLimits = Limits{MaxCost: 1000000, MaxDepth: MaxDepth, MaxAliases: 100, MaxQueryBytes: 64 << 10, MaxResponseBytes: 16 << 20,
+	MaxLiveConnections: DefaultLiveConnections, MaxLiveConnectionsPerUser: DefaultLiveConnectionsPerUser}
 
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits
 	for _, f := range []struct{ p, def *int }{{&l.MaxCost, &d.MaxCost}, {&l.MaxDepth, &d.MaxDepth}, {&l.MaxAliases, &d.MaxAliases},
-		{&l.MaxQueryBytes, &d.MaxQueryBytes}, {&l.MaxResponseBytes, &d.MaxResponseBytes}} {
+		{&l.MaxQueryBytes, &d.MaxQueryBytes}, {&l.MaxResponseBytes, &d.MaxResponseBytes},
+		{&l.MaxLiveConnections, &d.MaxLiveConnections}, {&l.MaxLiveConnectionsPerUser, &d.MaxLiveConnectionsPerUser}} {
 		if *f.p <= 0 {
 			*f.p = *f.def
 		}

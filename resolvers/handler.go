@@ -43,6 +43,9 @@ type Authenticator interface {
 func NewHandler(svc *service.Service, authn Authenticator, logger *slog.Logger, lim Limits, exts ...graphql.HandlerExtension) http.Handler {
 	lim = lim.withDefaults()
 	srv := handler.New(graph.NewExecutableSchema(graph.Config{Resolvers: &Resolver{Service: svc}}))
+	live := newLiveConns(svc, authn, lim)
+	// First: an upgrade request is a GET too.
+	srv.AddTransport(websocketTransport(live))
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
@@ -52,6 +55,7 @@ func NewHandler(svc *service.Service, authn Authenticator, logger *slog.Logger, 
 	for _, e := range exts {
 		srv.Use(e)
 	}
+	srv.Use(perEvent(svc, lim.MaxResponseBytes))
 	srv.AroundFields(chargeHeavyFields(lim.MaxResponseBytes))
 	srv.SetErrorPresenter(errorPresenter(logger))
 	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
@@ -82,6 +86,10 @@ func NewHandler(svc *service.Service, authn Authenticator, logger *slog.Logger, 
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		if isUpgrade(r) {
+			live.serve(w, r, srv)
+			return
 		}
 		if r.Method == http.MethodGet && getMutation(r.URL.Query()) {
 			writeGraphQLError(w, http.StatusNotAcceptable, "BAD_USER_INPUT", "GET requests only allow query operations")

@@ -2,6 +2,7 @@ package resolvers
 
 import (
 	"context"
+	"strings"
 
 	"github.com/casegraph/casegraph/model"
 	"github.com/casegraph/casegraph/service"
@@ -102,4 +103,20 @@ func loadTaskCases(ctx context.Context, tasks []service.Task) (map[string]servic
 		out[id] = views[i]
 	}
 	return out, nil
+}
+
+// taskQueryOf is the service query of a GraphQL task filter.
+func taskQueryOf(filter *model.TaskFilter) service.TaskQuery {
+	var q service.TaskQuery
+	if filter != nil {
+		q.Tenant, q.Identifiers, q.CaseName, q.TaskName = deref(filter.Tenant), deref(filter.Identifiers), deref(filter.CaseName), deref(filter.TaskName)
+		q.Assignee, q.Owner, q.DueOn, q.DueBefore = deref(filter.Assignee), deref(filter.Owner), deref(filter.DueOn), deref(filter.DueBefore)
+		q.DueAfter, q.TimeZone, q.SortBy, q.SortOrder = deref(filter.DueAfter), deref(filter.TimeZone), deref(filter.SortBy), deref(filter.SortOrder)
+		states := make([]string, len(filter.States))
+		for i, st := range filter.States {
+			states[i] = string(st)
+		}
+		q.TaskState = strings.Join(states, ";")
+	}
+	return q
 }

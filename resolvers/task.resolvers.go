@@ -7,7 +7,6 @@ package resolvers
 
 import (
 	"context"
-	"strings"
 
 	"github.com/casegraph/casegraph/graph"
 	"github.com/casegraph/casegraph/model"
@@ -136,17 +135,8 @@ func (r *queryResolver) Tasks(ctx context.Context, filter *model.TaskFilter, fir
 	if err != nil {
 		return nil, err
 	}
-	q := service.TaskQuery{After: afterKey, NumberOfResults: n + 1}
-	if filter != nil {
-		q.Tenant, q.Identifiers, q.CaseName, q.TaskName = deref(filter.Tenant), deref(filter.Identifiers), deref(filter.CaseName), deref(filter.TaskName)
-		q.Assignee, q.Owner, q.DueOn, q.DueBefore = deref(filter.Assignee), deref(filter.Owner), deref(filter.DueOn), deref(filter.DueBefore)
-		q.DueAfter, q.TimeZone, q.SortBy, q.SortOrder = deref(filter.DueAfter), deref(filter.TimeZone), deref(filter.SortBy), deref(filter.SortOrder)
-		states := make([]string, len(filter.States))
-		for i, st := range filter.States {
-			states[i] = string(st)
-		}
-		q.TaskState = strings.Join(states, ";")
-	}
+	q := taskQueryOf(filter)
+	q.After, q.NumberOfResults = afterKey, n+1
 	total, err := countIfAsked(ctx, func() (int, error) { return r.Service.CountTaskList(ctx, who, q) })
 	if err != nil {
 		return nil, err

@@ -203,6 +203,9 @@ func (s *Service) saveCase(ctx context.Context, idb bun.IDB, def *cmmn.Case, rec
 		noteTimersSet(ctx)
 	}
 	v, err := db.SaveCase(ctx, idb, w)
+	if err == nil {
+		noteChanged(ctx, Change{CaseID: rec.ID})
+	}
 	return v, fileTooLarge("service.saveCase", err)
 }
 

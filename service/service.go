@@ -67,6 +67,9 @@ type Config struct {
 	Observer Observer
 	// Process configures the calls of process tasks (HTTP, mail).
 	Process ProcessConfig
+	// SubscriberBuffer is how many changes a live subscriber may fall
+	// behind before it is dropped. Default DefaultSubscriberBuffer.
+	SubscriberBuffer int
 }
 
 // Service runs CaseGraph's commands and queries.
@@ -87,6 +90,10 @@ type Service struct {
 	limits         Limits
 	timerFired     func(db.DueTimer, time.Time)
 	observer       Observer
+	// live fans committed changes out to this process's subscribers.
+	live *hub
+	// liveListening is whether RunLive listens (PostgreSQL).
+	liveListening atomic.Bool
 	// timerWake tells RunTimers that a command of this process stored a
 	// timer, which may be due before the one it waits for. It only saves
 	// waiting: which timers are due is always read from the database.
@@ -122,6 +129,7 @@ func New(d *db.DB, cfg Config) *Service {
 		limits:         cfg.Limits.withDefaults(),
 		timerFired:     cfg.TimerFired,
 		observer:       cfg.Observer,
+		live:           newHub(cfg.SubscriberBuffer),
 		timerWake:      make(chan struct{}, 1),
 		process:        cfg.Process.withDefaults(),
 		httpAllow:      newHostAllow(cfg.Process.AllowHosts),
@@ -176,19 +184,32 @@ func (s *Service) command(ctx context.Context, op string, fn func(ctx context.Co
 		}()
 	}
 	timers, calls := new(bool), new(bool)
+	changes := new([]Change)
 	ctx = context.WithValue(ctx, timersSetKey{}, timers)
 	ctx = context.WithValue(ctx, callsAddedKey{}, calls)
+	ctx = context.WithValue(ctx, changesKey{}, changes)
 	ctx = context.WithValue(ctx, commandIDKey{}, newUUID())
+	kind := commandKind(op)
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		retries = attempt
 		*timers, *calls = false, false
-		err = s.db.InTx(ctx, fn)
+		*changes = nil
+		err = s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			if err := fn(ctx, tx); err != nil {
+				return err
+			}
+			return s.notifyInTx(ctx, tx, kind, *changes)
+		})
 		if err == nil && *timers {
 			// Only now, committed, can the timer runner see the timer.
 			s.wakeTimers()
 		}
 		if err == nil && *calls {
 			s.wakeCalls()
+		}
+		if err == nil {
+			// After the commit: subscribers read what was committed.
+			s.publishLocal(kind, *changes)
 		}
 		if !errors.Is(err, db.ErrStaleVersion) {
 			break

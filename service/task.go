@@ -124,6 +124,7 @@ func taskModelJSON(s string) json.RawMessage {
 // TaskQuery filters and pages a task list, as GET /tasks does.
 type TaskQuery struct {
 	Tenant      string
+	CaseID      string // only the tasks of this case (live updates)
 	Identifiers string
 	CaseName    string // exact
 	TaskName    string // exact
@@ -180,7 +181,7 @@ func taskFilter(q TaskQuery) (db.TaskFilter, error) {
 	if err != nil {
 		return db.TaskFilter{}, errors.New("Invalid identifiers filter: " + err.Error())
 	}
-	f := db.TaskFilter{Tenant: q.Tenant, Identifiers: ids, CaseName: q.CaseName, TaskName: q.TaskName,
+	f := db.TaskFilter{Tenant: q.Tenant, CaseID: q.CaseID, Identifiers: ids, CaseName: q.CaseName, TaskName: q.TaskName,
 		Assignee: q.Assignee, Owner: q.Owner, Offset: q.Offset, Limit: pageSize(q.NumberOfResults), SortBy: q.SortBy,
 		Ascending: strings.EqualFold(q.SortOrder, "asc"), After: q.After}
 	for _, st := range strings.Split(q.TaskState, ";") {

@@ -264,6 +264,7 @@ func (s *Service) touchTenant(ctx context.Context, idb bun.IDB, t Tenant, enable
 	if err != nil {
 		return LastModified{}, err
 	}
+	noteChanged(ctx, Change{Tenant: t.Name})
 	return LastModified{At: t.LastModified, ID: t.Name}, nil
 }
 

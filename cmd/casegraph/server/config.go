@@ -158,6 +158,16 @@ type Limits struct {
 	// MaxInFlight bounds the requests served at once; more get 503 with
 	// Retry-After. Default 64. (CASEGRAPH_MAX_IN_FLIGHT)
 	MaxInFlight int
+	// LiveConnections bounds the open subscription WebSockets of one
+	// server; more are refused with 503. Default 10000.
+	// (CASEGRAPH_LIVE_CONNECTIONS)
+	LiveConnections int
+	// LiveConnectionsPerUser bounds those of one user; more are closed
+	// with code 4429. Default 20. (CASEGRAPH_LIVE_CONNECTIONS_PER_USER)
+	LiveConnectionsPerUser int
+	// LiveBuffer is how many changes a subscriber may fall behind before
+	// it is disconnected (code 4008). Default 256. (CASEGRAPH_LIVE_BUFFER)
+	LiveBuffer int
 
 	// DatabaseWait is how long the server waits for its database at start,
 	// retrying with backoff. Default 60s. (CASEGRAPH_DATABASE_WAIT)
@@ -188,6 +198,7 @@ var DefaultLimits = Limits{
 	MaxIdentifierLength: 255, MaxTeamMembers: 1000, MaxTenantUsers: 1000, MaxRolesPerUser: 100, MaxCaseFileBytes: 4 << 20,
 	GraphQLMaxCost: 1000000, GraphQLMaxDepth: 12, GraphQLMaxAliases: 100, GraphQLMaxQueryBytes: 64 << 10,
 	RequestTimeout: 30 * time.Second, MaxResponseBytes: 16 << 20, MaxInFlight: 64,
+	LiveConnections: 10000, LiveConnectionsPerUser: 20, LiveBuffer: 256,
 	DatabaseWait: 60 * time.Second, TokenLeeway: 30 * time.Second,
 	AnonymousRate: 10, AnonymousBurst: 5,
 }
@@ -233,6 +244,9 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	durFlag(&l.RequestTimeout, "request-timeout", "CASEGRAPH_REQUEST_TIMEOUT", d.RequestTimeout, "deadline of one request")
 	intFlag(&l.MaxResponseBytes, "max-response-bytes", "CASEGRAPH_MAX_RESPONSE_BYTES", d.MaxResponseBytes, "response-size budget of one GraphQL request in bytes")
 	intFlag(&l.MaxInFlight, "max-in-flight", "CASEGRAPH_MAX_IN_FLIGHT", d.MaxInFlight, "most requests served at once; more get 503")
+	intFlag(&l.LiveConnections, "live-connections", "CASEGRAPH_LIVE_CONNECTIONS", d.LiveConnections, "most open subscription WebSockets; more get 503")
+	intFlag(&l.LiveConnectionsPerUser, "live-connections-per-user", "CASEGRAPH_LIVE_CONNECTIONS_PER_USER", d.LiveConnectionsPerUser, "most open subscription WebSockets of one user")
+	intFlag(&l.LiveBuffer, "live-buffer", "CASEGRAPH_LIVE_BUFFER", d.LiveBuffer, "changes a subscriber may fall behind before it is disconnected")
 	durFlag(&l.DatabaseWait, "database-wait", "CASEGRAPH_DATABASE_WAIT", d.DatabaseWait, "how long to wait for the database at start")
 	intFlag(&l.AnonymousRate, "anonymous-rate", "CASEGRAPH_ANONYMOUS_RATE", d.AnonymousRate, "anonymous case starts a minute per client address")
 	intFlag(&l.AnonymousBurst, "anonymous-burst", "CASEGRAPH_ANONYMOUS_BURST", d.AnonymousBurst, "anonymous case starts at once per client address")
@@ -303,6 +317,8 @@ func (l Limits) validate() error {
 		{"CASEGRAPH_GRAPHQL_MAX_DEPTH", int64(l.GraphQLMaxDepth)}, {"CASEGRAPH_GRAPHQL_MAX_ALIASES", int64(l.GraphQLMaxAliases)},
 		{"CASEGRAPH_GRAPHQL_MAX_QUERY_BYTES", int64(l.GraphQLMaxQueryBytes)}, {"CASEGRAPH_REQUEST_TIMEOUT", int64(l.RequestTimeout)},
 		{"CASEGRAPH_MAX_RESPONSE_BYTES", int64(l.MaxResponseBytes)}, {"CASEGRAPH_MAX_IN_FLIGHT", int64(l.MaxInFlight)},
+		{"CASEGRAPH_LIVE_CONNECTIONS", int64(l.LiveConnections)}, {"CASEGRAPH_LIVE_CONNECTIONS_PER_USER", int64(l.LiveConnectionsPerUser)},
+		{"CASEGRAPH_LIVE_BUFFER", int64(l.LiveBuffer)},
 		{"CASEGRAPH_DATABASE_WAIT", int64(l.DatabaseWait)}, {"CASEGRAPH_TOKEN_LEEWAY", int64(l.TokenLeeway)},
 		{"CASEGRAPH_ANONYMOUS_RATE", int64(l.AnonymousRate)}, {"CASEGRAPH_ANONYMOUS_BURST", int64(l.AnonymousBurst)},
 	} {
@@ -353,6 +369,9 @@ func (l Limits) withDefaults() Limits {
 	fillD(&l.RequestTimeout, d.RequestTimeout)
 	fill(&l.MaxResponseBytes, d.MaxResponseBytes)
 	fill(&l.MaxInFlight, d.MaxInFlight)
+	fill(&l.LiveConnections, d.LiveConnections)
+	fill(&l.LiveConnectionsPerUser, d.LiveConnectionsPerUser)
+	fill(&l.LiveBuffer, d.LiveBuffer)
 	fillD(&l.DatabaseWait, d.DatabaseWait)
 	fillD(&l.TokenLeeway, d.TokenLeeway)
 	fill(&l.AnonymousRate, d.AnonymousRate)

@@ -111,6 +111,13 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			}
 			r.Body = body
 		}
+		// A live WebSocket lasts for hours: it is bounded by the live
+		// connection limits, not by an in-flight slot or the request
+		// deadline.
+		if r.URL.Path == "/graphql" && r.Method == http.MethodGet && strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+			next.ServeHTTP(rec, r)
+			return
+		}
 		// Health, status and version answer even when the server is full:
 		// a load balancer must not take a busy replica for a dead one.
 		if !probePaths[r.URL.Path] {

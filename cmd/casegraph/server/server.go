@@ -103,10 +103,11 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 		Version: service.VersionInfo{
 			Name: "casegraph", Version: cfg.Version.Version, GitCommit: cfg.Version.GitCommit, BuiltAt: builtAt,
 		},
-		IdentityHealth: func(context.Context) (bool, string) { return verifier.Health() },
-		Logger:         logger,
-		Observer:       telemetry.NewObserver(metrics, cfg.TracerProvider),
-		Now:            cfg.Now,
+		IdentityHealth:   func(context.Context) (bool, string) { return verifier.Health() },
+		Logger:           logger,
+		Observer:         telemetry.NewObserver(metrics, cfg.TracerProvider),
+		SubscriberBuffer: cfg.LiveBuffer,
+		Now:              cfg.Now,
 		Process: service.ProcessConfig{Timeout: cfg.ProcessTimeout, Workers: cfg.ProcessWorkers, AllowHosts: cfg.HTTPAllow,
 			SMTP: service.SMTPConfig{Addr: cfg.SMTPAddr, User: cfg.SMTPUser, Password: cfg.SMTPPassword, From: cfg.SMTPFrom}},
 		Limits: service.Limits{IdentifierLength: cfg.MaxIdentifierLength, TeamMembers: cfg.MaxTeamMembers,
@@ -140,11 +141,14 @@ func (s *Server) routes() http.Handler {
 		gqlExtensions = append(gqlExtensions, telemetry.GraphQLTracing(s.cfg.TracerProvider))
 	}
 	gql := resolvers.NewHandler(s.svc, s.verifier, s.logger, resolvers.Limits{MaxCost: s.cfg.GraphQLMaxCost, MaxDepth: s.cfg.GraphQLMaxDepth,
-		MaxAliases: s.cfg.GraphQLMaxAliases, MaxQueryBytes: s.cfg.GraphQLMaxQueryBytes, MaxResponseBytes: s.cfg.MaxResponseBytes}, gqlExtensions...)
+		MaxAliases: s.cfg.GraphQLMaxAliases, MaxQueryBytes: s.cfg.GraphQLMaxQueryBytes, MaxResponseBytes: s.cfg.MaxResponseBytes,
+		MaxLiveConnections: s.cfg.LiveConnections, MaxLiveConnectionsPerUser: s.cfg.LiveConnectionsPerUser}, gqlExtensions...)
 	mux.Handle("GET /graphql", gql)
 	mux.Handle("POST /graphql", gql)
 	mux.Handle("GET /graphiql", resolvers.GraphiQL("/graphql"))
 	mux.Handle("GET /graphiql/", resolvers.GraphiQL("/graphql"))
+	mux.Handle("GET /inbox", resolvers.Inbox())
+	mux.Handle("GET /inbox/", resolvers.Inbox())
 	// The reference engine serves static files for any GET path, so an
 	// unknown GET is 404 and any other unknown request 405; clients rely
 	// on the 405.
@@ -230,6 +234,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, drain time.Duration
 		s.svc.RunProcessCalls(timersCtx, s.cfg.TimerInterval)
 	}()
 	defer func() { <-callsDone }()
+	liveDone := make(chan struct{})
+	go func() {
+		defer close(liveDone)
+		s.svc.RunLive(timersCtx)
+	}()
+	defer func() { <-liveDone }()
 	// Runs first: a listener that fails must not leave the wait above
 	// blocked on a context that never ends.
 	defer stopTimers()

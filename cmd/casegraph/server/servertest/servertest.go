@@ -80,9 +80,18 @@ func Start(tb testing.TB, flavor db.Dialect, edit ...func(*server.Config)) *Env 
 		tb.Fatal(err)
 	}
 	hs := httptest.NewServer(srv.Handler())
+	liveCtx, stopLive := context.WithCancel(context.Background())
+	liveDone := make(chan struct{})
+	go func() {
+		defer close(liveDone)
+		srv.Service().RunLive(liveCtx)
+	}()
 	var once sync.Once
 	stop := func() {
 		once.Do(func() {
+			stopLive()
+			<-liveDone
+			hs.CloseClientConnections()
 			hs.Close()
 			srv.Close()
 		})

@@ -1,0 +1,42 @@
+package resolvers
+
+import (
+	"embed"
+	"io"
+	"net/http"
+	"path"
+	"strings"
+)
+
+// The inbox page is plain HTML and a small script, embedded: nothing is
+// loaded from elsewhere.
+//
+//go:embed inbox/index.html inbox/inbox.js
+var inboxAssets embed.FS
+
+// Inbox serves the task inbox page at /inbox and its script below it. The
+// page signs in with a token and talks to /graphql like any client.
+func Inbox() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := "index.html"
+		if strings.HasPrefix(r.URL.Path, "/inbox/") && r.URL.Path != "/inbox/" {
+			name = path.Base(r.URL.Path)
+		}
+		b, err := inboxAssets.ReadFile("inbox/" + name)
+		if err != nil {
+			w.Header().Set("Content-Type", "text/plain; charset=UTF-8")
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = io.WriteString(w, "The requested resource could not be found but may be available again in the future.")
+			return
+		}
+		ct := "text/html; charset=utf-8"
+		if strings.HasSuffix(name, ".js") {
+			ct = "text/javascript; charset=utf-8"
+		}
+		w.Header().Set("Content-Type", ct)
+		// The page runs only its own script and talks only to this server.
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; connect-src 'self' ws: wss:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		_, _ = w.Write(b)
+	})
+}
