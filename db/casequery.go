@@ -15,7 +15,7 @@ import (
 // of whose memberships (callerMembership) is in its team. The user id is
 // its one argument.
 func visibleCase(caseCol, tenantCol string) string {
-	return `EXISTS (SELECT 1 FROM case_team_members AS m WHERE m.case_id = ` + caseCol + ` AND ` + callerMembership(tenantCol) + `)`
+	return anyMembership(caseCol, tenantCol, "")
 }
 
 // CaseFilter selects and orders cases of a list.

@@ -166,9 +166,8 @@ func deleteCaseReadRows(ctx context.Context, idb bun.IDB, caseID string, tables 
 // plan item row, not the whole case.
 func writeReadRowChanges(ctx context.Context, idb bun.IDB, caseID string, before, after readRows) error {
 	var rewrite readTable
-	if !reflect.DeepEqual(before.members, after.members) || !reflect.DeepEqual(before.roles, after.roles) ||
-		!reflect.DeepEqual(before.groups, after.groups) {
-		rewrite |= teamTables
+	if err := writeTeamChanges(ctx, idb, before, after); err != nil {
+		return err
 	}
 	if !reflect.DeepEqual(before.ids, after.ids) {
 		rewrite |= identifierTable
@@ -193,9 +192,66 @@ func writeReadRowChanges(ctx context.Context, idb bun.IDB, caseID string, before
 	return upsertRows(ctx, idb, caseID, &tasks, len(tasks), goneTasks, (*taskRow)(nil))
 }
 
+// writeTeamChanges writes only the team rows that differ: adding a member
+// inserts its rows, not the whole team's again. A member row whose
+// ownership or origin changed is updated in place, never deleted and
+// inserted, for deleting it would cascade to its role rows.
+func writeTeamChanges(ctx context.Context, idb bun.IDB, before, after readRows) error {
+	memberKey := func(r teamMemberRow) string { return r.MemberType + "\x00" + r.MemberID }
+	members, delMembers := diffRows(before.members, after.members, memberKey)
+	roles, delRoles := diffRows(before.roles, after.roles, func(r teamRoleRow) string {
+		return memberKey(teamMemberRow{MemberType: r.MemberType, MemberID: r.MemberID}) + "\x00" + r.Role
+	})
+	groups, delGroups := diffRows(before.groups, after.groups, func(r teamGroupRoleRow) string {
+		return r.GroupID + "\x00" + r.GroupRole + "\x00" + r.CaseRole
+	})
+	for _, d := range []struct {
+		n     int
+		model any
+	}{{len(delRoles), &delRoles}, {len(delGroups), &delGroups}, {len(delMembers), &delMembers}} {
+		if d.n == 0 {
+			continue
+		}
+		if _, err := idb.NewDelete().Model(d.model).WherePK().Exec(ctx); err != nil {
+			return fmt.Errorf("db: delete team rows: %w", err)
+		}
+	}
+	if len(members) > 0 {
+		_, err := idb.NewInsert().Model(&members).On("CONFLICT (case_id, member_type, member_id) DO UPDATE").
+			Set("is_owner = EXCLUDED.is_owner").Set("origin = EXCLUDED.origin").Exec(ctx)
+		if err != nil {
+			return fmt.Errorf("db: upsert team members: %w", err)
+		}
+	}
+	if len(roles) > 0 {
+		// Role rows are all key: a changed one is a new one.
+		if _, err := idb.NewInsert().Model(&roles).Exec(ctx); err != nil {
+			return fmt.Errorf("db: insert team roles: %w", err)
+		}
+	}
+	if len(groups) > 0 {
+		_, err := idb.NewInsert().Model(&groups).On("CONFLICT (case_id, group_id, group_role, case_role) DO UPDATE").
+			Set("is_owner = EXCLUDED.is_owner").Exec(ctx)
+		if err != nil {
+			return fmt.Errorf("db: upsert team group roles: %w", err)
+		}
+	}
+	return nil
+}
+
 // changedRows returns the rows of after that are new or differ from
 // before, and the keys of before's rows that are gone.
 func changedRows[R any](before, after []R, key func(R) string) (changed []R, gone []string) {
+	changed, goneRows := diffRows(before, after, key)
+	for _, r := range goneRows {
+		gone = append(gone, key(r))
+	}
+	return changed, gone
+}
+
+// diffRows returns the rows of after that are new or differ from before,
+// and before's rows whose key is gone from after.
+func diffRows[R any](before, after []R, key func(R) string) (changed, gone []R) {
 	old := make(map[string]R, len(before))
 	for _, r := range before {
 		old[key(r)] = r
@@ -208,8 +264,10 @@ func changedRows[R any](before, after []R, key func(R) string) (changed []R, gon
 		}
 		delete(old, k)
 	}
-	for k := range old {
-		gone = append(gone, k)
+	for _, r := range before {
+		if _, ok := old[key(r)]; ok {
+			gone = append(gone, r)
+		}
 	}
 	return changed, gone
 }

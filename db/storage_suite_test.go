@@ -30,6 +30,7 @@ func exercise(t *testing.T, open func(t *testing.T) *db.DB) {
 	t.Run("Tenants", func(t *testing.T) { exerciseTenants(t, open) })
 	t.Run("Definitions", func(t *testing.T) { exerciseDefinitions(t, open) })
 	t.Run("Cases", func(t *testing.T) { exerciseCases(t, open) })
+	t.Run("TeamChanges", func(t *testing.T) { exerciseTeamChanges(t, open) })
 	t.Run("Visibility", func(t *testing.T) { exerciseVisibility(t, open) })
 	t.Run("Tasks", func(t *testing.T) { exerciseTasks(t, open) })
 	t.Run("CaseList", func(t *testing.T) { exerciseCaseList(t, open) })

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -50,17 +51,42 @@ func (r taskRow) task() Task {
 // of the tenant at once. Every case and task visibility rule goes through
 // here. The user id is its one argument (?0).
 func callerMembership(tenantCol string) string {
-	return `((m.member_type = 'user' AND m.member_id = ?0 AND ` + notDisabled(tenantCol) + `)
-		OR (m.member_type = 'role' AND (m.member_id IN (
+	return "(" + strings.Join(membershipBranches(tenantCol), "\n\t\tOR ") + ")"
+}
+
+// membershipBranches are callerMembership's alternatives, one per member
+// type: a user row, a tenant-role row, a group row. Lists test each in an
+// EXISTS of its own (anyMembership), so that each is one primary-key probe
+// of the case's team, whatever the planner knows of the tables.
+func membershipBranches(tenantCol string) []string {
+	return []string{
+		`(m.member_type = 'user' AND m.member_id = ?0 AND ` + notDisabled(tenantCol) + `)`,
+		`(m.member_type = 'role' AND (m.member_id IN (
 			SELECT r.role FROM tenant_user_roles AS r
 			JOIN tenant_users AS u ON u.tenant = r.tenant AND u.user_id = r.user_id
 			WHERE r.tenant = ` + tenantCol + ` AND r.user_id = ?0 AND u.enabled)
 			OR (` + notDisabled(tenantCol) + ` AND m.member_id IN (
 			SELECT gr.role FROM consent_group_member_roles AS gr
 			JOIN consent_groups AS g ON g.id = gr.group_id
-			WHERE g.tenant = ` + tenantCol + ` AND gr.user_id = ?0))))
-		OR (m.member_type = 'group' AND EXISTS (SELECT 1 FROM case_team_group_roles AS gr
-			WHERE gr.case_id = m.case_id AND gr.group_id = m.member_id AND gr.case_role = '' AND ` + callerMapping(tenantCol) + `)))`
+			WHERE g.tenant = ` + tenantCol + ` AND gr.user_id = ?0))))`,
+		`(m.member_type = 'group' AND EXISTS (SELECT 1 FROM case_team_group_roles AS gr
+			WHERE gr.case_id = m.case_id AND gr.group_id = m.member_id AND gr.case_role = '' AND ` + callerMapping(tenantCol) + `))`,
+	}
+}
+
+// anyMembership holds when the case with id column caseCol has a team
+// membership row m that callerMembership matches and that passes also:
+// EXISTS over callerMembership's OR, written as an OR of one EXISTS per
+// branch (the same rows match). Each EXISTS then names the member type,
+// and the user row's one names the member id, so the planner probes the
+// team's primary key per case rather than scanning every membership of
+// the caller per case, a plan it took on tables without statistics.
+func anyMembership(caseCol, tenantCol, also string) string {
+	branches := membershipBranches(tenantCol)
+	for i, b := range branches {
+		branches[i] = `EXISTS (SELECT 1 FROM case_team_members AS m WHERE m.case_id = ` + caseCol + ` AND ` + b + also + `)`
+	}
+	return "(" + strings.Join(branches, "\n\tOR ") + ")"
 }
 
 // notDisabled holds unless the caller's account in tenant column tenantCol
@@ -105,9 +131,8 @@ func membershipHolds(roleExpr, tenantCol string, owners bool) string {
 // performer role, or is an owner; a task without a role needs plain
 // membership. The user id is its one argument.
 func visibleTaskFilter() string {
-	return `EXISTS (SELECT 1 FROM case_team_members AS m
-	WHERE m.case_id = task_row.case_id AND ` + callerMembership("task_row.tenant") + `
-	AND (task_row.role = '' OR ` + membershipHolds("task_row.role", "task_row.tenant", true) + `))`
+	return anyMembership("task_row.case_id", "task_row.tenant",
+		` AND (task_row.role = '' OR `+membershipHolds("task_row.role", "task_row.tenant", true)+`)`)
 }
 
 // TaskFilter selects and orders tasks of a list.

@@ -145,7 +145,23 @@ func (s *Service) ValidateTaskOutput(ctx context.Context, who auth.Identity, tas
 // reference engine sends with a validation as with every task action.
 func (s *Service) runValidator(ctx context.Context, op string, who auth.Identity, caseID, taskID string, output map[string]any,
 	check bool) (map[string]any, string, LastModified, error) {
-	ca, err := s.memberCase(ctx, s.db, op, who, caseID)
+	var (
+		ca  caseAccess
+		err error
+	)
+	if check {
+		ca, err = s.memberCase(ctx, s.db, op, who, caseID)
+	} else {
+		// Completing a task without a validator, the common case, needs
+		// only the case to find that out: its command checks the caller's
+		// rights, so the account reads wait until a validator is found.
+		ca.rec, ca.c, err = db.LoadCase(ctx, s.db, caseID)
+		if errors.Is(err, db.ErrNotFound) {
+			err = CaseNotFound(op, caseID)
+		} else {
+			err = wrap(op, err)
+		}
+	}
 	if err != nil {
 		return nil, "", LastModified{}, err
 	}
@@ -159,11 +175,17 @@ func (s *Service) runValidator(ctx context.Context, op string, who auth.Identity
 		name = task.Name
 	}
 	validator := engine.TaskValidator(def, ca.c, taskID)
-	if check || validator != nil {
-		// The rights are checked before the output leaves for a validator.
-		if err := engine.ValidateTaskOutput(def, ca.c, taskID, output, ca.actor); err != nil {
-			return nil, name, lm, engineError(op, err)
+	if !check && validator == nil {
+		return nil, name, lm, nil
+	}
+	if !check {
+		if ca, err = s.memberCase(ctx, s.db, op, who, caseID); err != nil {
+			return nil, name, lm, err
 		}
+	}
+	// The rights are checked before the output leaves for a validator.
+	if err := engine.ValidateTaskOutput(def, ca.c, taskID, output, ca.actor); err != nil {
+		return nil, name, lm, engineError(op, err)
 	}
 	if validator == nil {
 		return nil, name, lm, nil

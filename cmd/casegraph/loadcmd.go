@@ -28,6 +28,8 @@ func loadFlagSet(w io.Writer, cfg *load.Config, targets, dataDir, tokenCmd *stri
 	fs.StringVar(dataDir, "data-dir", env("CASEGRAPH_DATA_DIR", "./data"), "data dir of a --dev server, whose key signs the users' tokens (CASEGRAPH_DATA_DIR)")
 	fs.StringVar(tokenCmd, "token-command", "", "command printing a token for the user id given as its last argument (run by sh); instead of the dev key")
 	fs.StringVar(&cfg.Admin, "admin", "admin", "platform owner who creates the run's tenant")
+	fs.StringVar(&cfg.Mix, "mix", load.MixFlow, "what each flow does: "+strings.Join(load.Mixes, ", "))
+	fs.IntVar(&cfg.Cases, "cases", 100, "with --mix claim-complete: cases each user starts before the clock runs")
 	fs.BoolVar(&cfg.AllowRemote, "allow-remote", false, "allow a target that is not on this machine")
 	return fs
 }
@@ -81,7 +83,7 @@ func loadCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 	}
 	cfg.Progress = stderr
-	fmt.Fprintf(stderr, "casegraph load: %d users against %s, for %s or %d flows\n", cfg.Users, strings.Join(cfg.Targets, ", "), cfg.Duration, cfg.Count)
+	fmt.Fprintf(stderr, "casegraph load: %s mix, %d users against %s, for %s or %d flows\n", cfg.Mix, cfg.Users, strings.Join(cfg.Targets, ", "), cfg.Duration, cfg.Count)
 	res, err := load.Run(ctx, cfg)
 	if err != nil {
 		return err

@@ -33,30 +33,10 @@ const inboxQuery = `query LoadInbox($tenant: String) {
 // ones would fail for its sake, not on their own. It reports whether every
 // step succeeded.
 func (r *runner) flow(ctx context.Context, u *user) bool {
-	var started struct {
-		CaseInstanceID string `json:"caseInstanceId"`
-	}
-	ok := r.step(ctx, OpStartCase, func() error {
-		body, err := r.call(ctx, u, "POST", "/cases", map[string]any{
-			"definition": Definition, "tenant": r.tenant,
-			"inputs": map[string]any{},
-			"caseTeam": map[string]any{"users": []map[string]any{
-				{"userId": u.id, "isOwner": true, "caseRoles": []string{"Worker"}},
-			}},
-		}, http.StatusOK)
-		if err != nil {
-			return err
-		}
-		if err := json.Unmarshal(body, &started); err != nil || started.CaseInstanceID == "" {
-			return fmt.Errorf("start case answered %s", trim(body))
-		}
-		r.ack(Ack{Op: OpStartCase, CaseID: started.CaseInstanceID})
-		return nil
-	})
+	caseID, ok := r.startCase(ctx, u)
 	if !ok {
 		return false
 	}
-	caseID := started.CaseInstanceID
 
 	var review string
 	ok = r.step(ctx, OpCaseRead, func() error {
@@ -114,24 +94,8 @@ func (r *runner) flow(ctx context.Context, u *user) bool {
 		return r.graphql(ctx, u, inboxQuery, map[string]any{"tenant": r.tenant}, &data)
 	})
 
-	for _, s := range []struct {
-		op, method, path string
-		body             any
-	}{
-		{OpClaim, "PUT", "/tasks/" + review + "/claim", nil},
-		{OpSave, "PUT", "/tasks/" + review, map[string]any{"Notes": "looked at it"}},
-		{OpComplete, "POST", "/tasks/" + review + "/complete", map[string]any{"Notes": "fine"}},
-	} {
-		ok := r.step(ctx, s.op, func() error {
-			_, err := r.call(ctx, u, s.method, s.path, s.body, http.StatusAccepted)
-			if err == nil {
-				r.ack(Ack{Op: s.op, CaseID: caseID, TaskID: review})
-			}
-			return err
-		})
-		if !ok {
-			return false
-		}
+	if !r.claimComplete(ctx, u, readyTask{caseID: caseID, taskID: review}, true) {
+		return false
 	}
 	return inboxes && graphInbox
 }

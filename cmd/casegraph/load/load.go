@@ -22,6 +22,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -93,7 +94,32 @@ type Config struct {
 	OnAck func(Ack)
 	// RunID names the tenant and users; random when empty.
 	RunID string
+	// Mix is what each flow does: MixFlow (the default when empty),
+	// MixStart or MixClaimComplete.
+	Mix string
+	// Cases is, for MixClaimComplete, the number of cases each user starts
+	// before the clock runs (default 100); a user whose cases are used up
+	// stops.
+	Cases int
 }
+
+// The mixes a run can make.
+const (
+	// MixFlow is a user's whole round: start, read, team change, both
+	// inboxes, claim, save, complete.
+	MixFlow = "flow"
+	// MixStart only starts cases.
+	MixStart = "start"
+	// MixClaimComplete only claims and completes the Review tasks of cases
+	// started before the clock runs.
+	MixClaimComplete = "claim-complete"
+)
+
+// Mixes lists the mixes, the default first.
+var Mixes = []string{MixFlow, MixStart, MixClaimComplete}
+
+// maxCasesPerUser bounds --cases: the pre-started cases are held in memory.
+const maxCasesPerUser = 100_000
 
 // Result is what a run measured.
 type Result struct {
@@ -145,6 +171,18 @@ func (c *Config) check() error {
 	if c.Token == nil {
 		return errors.New("no way to get tokens")
 	}
+	if c.Mix == "" {
+		c.Mix = MixFlow
+	}
+	if !slices.Contains(Mixes, c.Mix) {
+		return fmt.Errorf("mix %q is not one of %s", c.Mix, strings.Join(Mixes, ", "))
+	}
+	if c.Cases == 0 {
+		c.Cases = 100
+	}
+	if c.Cases < 1 || c.Cases > maxCasesPerUser {
+		return fmt.Errorf("cases must be between 1 and %d, not %d", maxCasesPerUser, c.Cases)
+	}
 	return nil
 }
 
@@ -181,6 +219,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := r.setup(ctx, users); err != nil {
 		return nil, err
 	}
+	if cfg.Mix == MixClaimComplete {
+		if err := r.prestart(ctx, users); err != nil {
+			return nil, err
+		}
+	}
 
 	runCtx := ctx
 	if cfg.Duration > 0 {
@@ -195,8 +238,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for runCtx.Err() == nil && r.take() {
-				if !r.flow(runCtx, u) {
+			// A claim-complete user stops when its cases are used up.
+			for runCtx.Err() == nil && (cfg.Mix != MixClaimComplete || len(u.ready) > 0) && r.take() {
+				if !r.mixFlow(runCtx, u) {
 					// A server that is down refuses at once: pause
 					// rather than spin.
 					select {
@@ -215,6 +259,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 type user struct {
 	id, token, target, partner string
+	// ready are the Review task ids of the user's pre-started cases, by
+	// case id, for MixClaimComplete.
+	ready []readyTask
 }
 
 type runner struct {

@@ -3,6 +3,7 @@ package load_test
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -100,5 +101,64 @@ func TestRefusesARunWithoutEnd(t *testing.T) {
 		Token: func(context.Context, string) (string, error) { return "", nil }})
 	if err == nil || !strings.Contains(err.Error(), "--duration or --count") {
 		t.Fatalf("a run without duration or count: %v", err)
+	}
+}
+
+// TestMixes runs the start and claim-complete mixes: each makes only its
+// own operations, and claim-complete claims and completes exactly the
+// cases it started before the clock ran.
+func TestMixes(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		for _, tc := range []struct {
+			mix  string
+			want []string
+		}{
+			{load.MixStart, []string{load.OpStartCase}},
+			{load.MixClaimComplete, []string{load.OpClaim, load.OpComplete}},
+		} {
+			var (
+				mu   sync.Mutex
+				acks = map[string]int{}
+			)
+			res, err := load.Run(context.Background(), load.Config{
+				Targets: []string{env.URL}, Users: 2, Count: 10, Duration: time.Minute, Cases: 3, Mix: tc.mix,
+				Admin: servertest.PlatformOwner,
+				Token: func(_ context.Context, user string) (string, error) { return env.Issuer.Token(user), nil },
+				OnAck: func(a load.Ack) { mu.Lock(); acks[a.Op]++; mu.Unlock() },
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			res.Stats.Report(&out, res.Elapsed)
+			report := out.String()
+			if res.Stats.Errors() != 0 {
+				t.Fatalf("%s: the run had errors:\n%s", tc.mix, report)
+			}
+			for _, op := range load.Operations {
+				if slices.Contains(tc.want, op) != strings.Contains(report, op) {
+					t.Errorf("%s: report and %q disagree:\n%s", tc.mix, op, report)
+				}
+			}
+			switch tc.mix {
+			case load.MixStart:
+				if res.Flows != 10 || acks[load.OpStartCase] != 10 {
+					t.Errorf("start: %d flows, %d starts, want 10 each", res.Flows, acks[load.OpStartCase])
+				}
+			case load.MixClaimComplete:
+				// Two users with three cases each: six flows, then they stop.
+				if res.Flows != 6 || acks[load.OpStartCase] != 6 || acks[load.OpClaim] != 6 || acks[load.OpComplete] != 6 || acks[load.OpSave] != 0 {
+					t.Errorf("claim-complete: %d flows, acks %v, want 6 flows and 6 starts, claims and completions", res.Flows, acks)
+				}
+			}
+		}
+	})
+}
+
+func TestRefusesUnknownMix(t *testing.T) {
+	_, err := load.Run(context.Background(), load.Config{Targets: []string{"http://127.0.0.1:1"}, Users: 1, Count: 1, Mix: "everything",
+		Token: func(context.Context, string) (string, error) { return "", nil }})
+	if err == nil || !strings.Contains(err.Error(), `mix "everything" is not one of flow, start, claim-complete`) {
+		t.Errorf("unknown mix: %v", err)
 	}
 }

@@ -1,0 +1,223 @@
+package service_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/uptrace/bun"
+
+	"github.com/casegraph/casegraph/auth"
+	"github.com/casegraph/casegraph/db"
+	"github.com/casegraph/casegraph/db/dbtest"
+	"github.com/casegraph/casegraph/service"
+)
+
+// statementLog records the statements a database runs and the rows each
+// wrote, per table.
+type statementLog struct {
+	mu    sync.Mutex
+	on    bool
+	stmts []string
+	rows  map[string]int64
+}
+
+var writeTable = regexp.MustCompile(`^(INSERT INTO|UPDATE|DELETE FROM) "?([a-z_]+)"?`)
+
+func (l *statementLog) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+	return ctx
+}
+
+func (l *statementLog) AfterQuery(_ context.Context, e *bun.QueryEvent) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.on {
+		return
+	}
+	l.stmts = append(l.stmts, e.Query)
+	if m := writeTable.FindStringSubmatch(e.Query); m != nil && e.Err == nil && e.Result != nil {
+		n, _ := e.Result.RowsAffected()
+		verb := map[string]string{"INSERT INTO": "+", "UPDATE": "~", "DELETE FROM": "-"}[m[1]]
+		l.rows[verb+m[2]] += n
+	}
+}
+
+func (l *statementLog) start() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.on, l.stmts, l.rows = true, nil, map[string]int64{}
+}
+
+func (l *statementLog) stop() (stmts []string, rows map[string]int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.on = false
+	return l.stmts, l.rows
+}
+
+// sqlCost is what one command cost.
+type sqlCost struct {
+	stmts []string
+	rows  map[string]int64
+	wal   int64 // bytes of write-ahead log, PostgreSQL only
+}
+
+// queries counts the statements other than BEGIN and COMMIT.
+func (c sqlCost) queries() int {
+	n := 0
+	for _, s := range c.stmts {
+		if s != "BEGIN" && s != "COMMIT" {
+			n++
+		}
+	}
+	return n
+}
+
+// wantStatements pins the SQL statements (BEGIN and COMMIT not counted)
+// each command of the load generator's write path runs, on both databases:
+// a change that adds a statement to a command shows here first. Lower a
+// figure when the path gets leaner; raise one only knowingly.
+var wantStatements = map[string]int{
+	"start case":  16,
+	"team change": 9,
+	"claim":       8,
+	"complete":    10,
+}
+
+// TestSQLCostPerCommand runs the commands the load generator measures
+// (testdata/cases/review.xml, the load model) and pins how many statements
+// each runs. It logs, per command, the statements, the rows written per
+// table and, on PostgreSQL, the write-ahead log it wrote (the least of a
+// few runs: the log is the whole server's, and other work shares it).
+// SQL_COST_VERBOSE=1 logs every statement too.
+func TestSQLCostPerCommand(t *testing.T) {
+	for _, flavor := range dbtest.Flavors() {
+		t.Run(string(flavor), func(t *testing.T) {
+			d := dbtest.Open(t, flavor)
+			log := &statementLog{}
+			//lint:ignore SA1019 the database is already in use; WithQueryHook would give a clone it does not use
+			d.AddQueryHook(log)
+			svc := service.New(d, service.Config{PlatformOwners: []string{"admin"}})
+			ctx := context.Background()
+			owner := true
+			if _, _, err := svc.CreateTenant(ctx, auth.Identity{UserID: "admin"}, "acme",
+				[]service.UserInput{{UserID: "alice", IsOwner: &owner}, {UserID: "bob"}}); err != nil {
+				t.Fatal(err)
+			}
+			xml, err := os.ReadFile("../testdata/cases/review.xml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			tenant := "acme"
+			if _, err := svc.DeployDefinition(ctx, alice, &tenant, "review", xml); err != nil {
+				t.Fatal(err)
+			}
+			walLSN := func() int64 {
+				if flavor != db.Postgres {
+					return 0
+				}
+				var n int64
+				if err := d.NewRaw("SELECT pg_current_wal_insert_lsn() - '0/0'").Scan(ctx, &n); err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			measure := func(name string, fn func() error) sqlCost {
+				t.Helper()
+				before := walLSN()
+				log.start()
+				err := fn()
+				stmts, rows := log.stop()
+				after := walLSN()
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				return sqlCost{stmts: stmts, rows: rows, wal: after - before}
+			}
+
+			const runs = 5
+			names := []string{"start case", "team change", "claim", "complete"}
+			costs := map[string][]sqlCost{}
+			for range runs {
+				var caseID, taskID string
+				costs["start case"] = append(costs["start case"], measure("start case", func() error {
+					started, err := svc.StartCase(ctx, alice, service.StartCaseInput{Definition: "review", Tenant: "acme",
+						Team: []service.MemberInput{{ID: "alice", IsOwner: true, CaseRoles: []string{"Worker"}}}})
+					caseID = started.ID
+					return err
+				}))
+				costs["team change"] = append(costs["team change"], measure("team change", func() error {
+					_, err := svc.UpsertCaseTeamMembers(ctx, alice, caseID,
+						[]service.MemberUpdate{{ID: "bob", Type: "user", CaseRoles: []string{"Worker"}, Replace: true}})
+					return err
+				}))
+				tasks, err := svc.CaseTasks(ctx, alice, caseID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, task := range tasks {
+					if task.TaskName == "Review" {
+						taskID = task.ID
+					}
+				}
+				if taskID == "" {
+					t.Fatalf("case %s has no Review task: %+v", caseID, tasks)
+				}
+				costs["claim"] = append(costs["claim"], measure("claim", func() error {
+					_, err := svc.ClaimTask(ctx, alice, taskID)
+					return err
+				}))
+				costs["complete"] = append(costs["complete"], measure("complete", func() error {
+					_, err := svc.CompleteTask(ctx, alice, taskID, map[string]any{"Notes": "fine"})
+					return err
+				}))
+			}
+
+			var table strings.Builder
+			fmt.Fprintf(&table, "\n| Command | statements | round trips | rows written (+ insert, ~ update, - delete) | WAL bytes |\n|---|---|---|---|---|\n")
+			for _, name := range names {
+				runs := costs[name]
+				// Every run of a command must cost the same statements;
+				// the first case's start also reads the definition.
+				last := runs[len(runs)-1]
+				for i, c := range runs[1:] {
+					if c.queries() != last.queries() {
+						t.Errorf("%s: run %d ran %d statements, the last %d", name, i+2, c.queries(), last.queries())
+					}
+				}
+				if got := last.queries(); got != wantStatements[name] {
+					t.Errorf("%s runs %d statements, pinned at %d:\n%s", name, got, wantStatements[name], strings.Join(last.stmts, "\n"))
+				}
+				wal := slices.MinFunc(runs, func(a, b sqlCost) int { return int(a.wal - b.wal) }).wal
+				fmt.Fprintf(&table, "| %s | %d | %d | %s | %d |\n", name, last.queries(), len(last.stmts), rowSummary(last.rows), wal)
+				if os.Getenv("SQL_COST_VERBOSE") != "" {
+					t.Logf("%s:\n  %s", name, strings.Join(last.stmts, "\n  "))
+				}
+			}
+			t.Log(table.String())
+		})
+	}
+}
+
+func rowSummary(rows map[string]int64) string {
+	keys := make([]string, 0, len(rows))
+	for k, n := range rows {
+		if n > 0 {
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		return keys[i][1:] < keys[j][1:] || keys[i][1:] == keys[j][1:] && keys[i] < keys[j]
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s%s %d", k[:1], k[1:], rows[k])
+	}
+	return strings.Join(parts, ", ")
+}
