@@ -271,16 +271,8 @@ func (s *Service) reportCall(ctx context.Context, row db.OutboxCall, res engine.
 		if err != nil {
 			return err
 		}
-		def, err := s.caseDefinition(ctx, tx, rec, c)
-		if err != nil {
-			return err
-		}
-		before, err := cloneCase(c)
-		if err != nil {
-			return err
-		}
 		actor := engine.Actor{UserID: processService.UserID, IsOwner: true}
-		out, err := engine.ExecuteWithEffects(def, c, cmd, actor, engine.Env{Now: s.now(), NewID: newPlanItemID})
+		effects, err := s.runOnCase(ctx, tx, rec, c, cmd, actor, processService)
 		var ee *engine.Error
 		if errors.As(err, &ee) {
 			// The task moved on (terminated, reactivated): the outcome
@@ -291,9 +283,6 @@ func (s *Service) reportCall(ctx context.Context, row db.OutboxCall, res engine.
 		if err != nil {
 			return err
 		}
-		if _, err := s.saveCase(ctx, tx, def, rec, c, out.Events, processService, before); err != nil {
-			return err
-		}
-		return s.settle(ctx, tx, op, processService, out.Effects)
+		return s.settle(ctx, tx, op, processService, effects)
 	})
 }

@@ -74,6 +74,25 @@ func (s *Service) effectCommand(ctx context.Context, tx bun.Tx, op string, who a
 	if err != nil {
 		return nil, err
 	}
+	effects, err := s.runOnCase(ctx, tx, rec, c, cmd, effectActor(who), who)
+	var ee *engine.Error
+	switch {
+	case errors.As(err, &ee) && ee.Kind == engine.ErrNoEffect:
+		return nil, nil
+	case ee != nil:
+		return nil, engineError(op, err)
+	}
+	return effects, err
+}
+
+// runOnCase runs cmd on case c, loaded with rec, as actor, and saves what
+// it changed in tx on behalf of who: the one path of the commands the
+// system runs on a case rather than a caller (effects from another case
+// of the tree, timers, process outcomes). It returns the effects on other
+// cases for the caller to settle, and an engine refusal untranslated,
+// since each caller gives it its own meaning.
+func (s *Service) runOnCase(ctx context.Context, tx bun.Tx, rec db.CaseRecord, c *engine.Case, cmd engine.Command, actor engine.Actor,
+	who auth.Identity) ([]engine.Effect, error) {
 	def, err := s.caseDefinition(ctx, tx, rec, c)
 	if err != nil {
 		return nil, err
@@ -82,13 +101,9 @@ func (s *Service) effectCommand(ctx context.Context, tx bun.Tx, op string, who a
 	if err != nil {
 		return nil, err
 	}
-	out, err := engine.ExecuteWithEffects(def, c, cmd, effectActor(who), engine.Env{Now: s.now(), NewID: newPlanItemID})
-	var ee *engine.Error
-	if errors.As(err, &ee) && ee.Kind == engine.ErrNoEffect {
-		return nil, nil
-	}
+	out, err := engine.ExecuteWithEffects(def, c, cmd, actor, engine.Env{Now: s.now(), NewID: newPlanItemID})
 	if err != nil {
-		return nil, engineError(op, err)
+		return nil, err
 	}
 	if _, err := s.saveCase(ctx, tx, def, rec, c, out.Events, who, before); err != nil {
 		return nil, err

@@ -85,16 +85,8 @@ func (s *Service) fireTimer(ctx context.Context, tx bun.Tx, t db.DueTimer) (err 
 	if err != nil {
 		return err
 	}
-	def, err := s.caseDefinition(ctx, tx, rec, c)
-	if err != nil {
-		return err
-	}
-	before, err := cloneCase(c)
-	if err != nil {
-		return err
-	}
 	actor := engine.Actor{UserID: timerService.UserID, IsOwner: true}
-	out, err := engine.ExecuteWithEffects(def, c, engine.FireTimer{PlanItemID: t.PlanItemID}, actor, engine.Env{Now: s.now(), NewID: newPlanItemID})
+	effects, err := s.runOnCase(ctx, tx, rec, c, engine.FireTimer{PlanItemID: t.PlanItemID}, actor, timerService)
 	var ee *engine.Error
 	if errors.As(err, &ee) {
 		// The timer no longer applies (its item moved on): drop it rather
@@ -105,10 +97,7 @@ func (s *Service) fireTimer(ctx context.Context, tx bun.Tx, t db.DueTimer) (err 
 	if err != nil {
 		return err
 	}
-	if _, err = s.saveCase(ctx, tx, def, rec, c, out.Events, timerService, before); err != nil {
-		return err
-	}
-	return s.settle(ctx, tx, "service.fireTimer", timerService, out.Effects)
+	return s.settle(ctx, tx, "service.fireTimer", timerService, effects)
 }
 
 // RunTimers fires due timers until ctx ends. It sleeps until the next
