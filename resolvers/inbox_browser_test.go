@@ -101,7 +101,7 @@ func TestInboxInBrowser(t *testing.T) {
 		t.Error("the page reloaded; the task should have arrived over the live subscription")
 	}
 
-	png, err := chromedp.Run(bctx, chromedp.FullScreenshot(90))
+	png, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatalf("screenshot: %v", err)
 	}
