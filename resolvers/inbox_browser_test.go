@@ -97,6 +97,8 @@ func TestInboxInBrowser(t *testing.T) {
 	run("complete", chromedp.Click(chromedp.Search(`//div[@id="detail"]//button[text()="Complete"]`)))
 	until("the task is completed and gone from the lists", text("status")+` === "Completed" && `+text("detail")+`.includes("COMPLETED") && !`+
 		text("mine")+`.includes("Triage") && !`+text("open")+`.includes("Triage")`)
+	// A completed task is read-only: no Save, Complete or Revoke.
+	until("the completed task offers no actions", `document.querySelectorAll("#detail button").length === 0`)
 	if kept, err := chromedp.Run(bctx, chromedp.Evaluate[bool](`window.noReload === true`)); err != nil || !kept {
 		t.Error("the page reloaded; the task should have arrived over the live subscription")
 	}

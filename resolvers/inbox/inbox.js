@@ -167,7 +167,8 @@
       box.append(actions);
       return;
     }
-    if (t.assignee !== me) { box.append(actions); return; }
+    // A finished task, or one someone else holds, is shown, not worked on.
+    if (t.assignee !== me || t.state === "COMPLETED" || t.state === "TERMINATED") { box.append(actions); return; }
     const form = document.createElement("form");
     const schema = schemaOf(t);
     const output = t.output || {};
