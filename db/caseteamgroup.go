@@ -2,9 +2,7 @@ package db
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"sort"
 
 	"github.com/uptrace/bun"
 )
@@ -43,42 +41,13 @@ func ConsentGroupTenants(ctx context.Context, idb bun.IDB, ids []string) (map[st
 // UserGroups it keeps disabled tenants: their cases stay reachable to
 // their teams.
 func CallerGroups(ctx context.Context, idb bun.IDB, userID, tenant string) (map[string][]UserGroup, error) {
-	var rows []struct {
-		GroupID string         `bun:"group_id"`
-		Tenant  string         `bun:"tenant"`
-		IsOwner bool           `bun:"is_owner"`
-		Role    sql.NullString `bun:"role"`
-	}
-	q := idb.NewSelect().TableExpr("consent_group_members AS m").
-		ColumnExpr("m.group_id, g.tenant, m.is_owner, r.role").
-		Join("JOIN consent_groups AS g ON g.id = m.group_id").
-		Join("LEFT JOIN consent_group_member_roles AS r ON r.group_id = m.group_id AND r.user_id = m.user_id").
-		Where("m.user_id = ?", userID).
-		OrderExpr("m.group_id, r.role")
-	if tenant != "" {
-		q = q.Where("g.tenant = ?", tenant)
-	}
-	if err := q.Scan(ctx, &rows); err != nil {
-		return nil, fmt.Errorf("db: select caller's consent groups: %w", err)
+	groups, err := userGroups(ctx, idb, userID, tenant, false)
+	if err != nil {
+		return nil, err
 	}
 	out := map[string][]UserGroup{}
-	last := ""
-	for _, r := range rows {
-		gs := out[r.Tenant]
-		if r.GroupID != last {
-			gs = append(gs, UserGroup{GroupID: r.GroupID, Tenant: r.Tenant, IsOwner: r.IsOwner, Roles: []string{}})
-			last = r.GroupID
-		}
-		if r.Role.Valid {
-			g := &gs[len(gs)-1]
-			g.Roles = append(g.Roles, r.Role.String)
-		}
-		out[r.Tenant] = gs
-	}
-	for _, gs := range out {
-		for _, g := range gs {
-			sort.Strings(g.Roles)
-		}
+	for _, g := range groups {
+		out[g.Tenant] = append(out[g.Tenant], g)
 	}
 	return out, nil
 }

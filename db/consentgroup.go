@@ -189,20 +189,32 @@ func insertGroupMembers(ctx context.Context, idb bun.IDB, id string, members []G
 // UserGroups returns the consent groups userID is a member of, in enabled
 // tenants, ordered by group id.
 func UserGroups(ctx context.Context, idb bun.IDB, userID string) ([]UserGroup, error) {
+	return userGroups(ctx, idb, userID, "", true)
+}
+
+// userGroups is the one query of a user's consent groups with the user's
+// roles in each, ordered by group id: in tenant only when tenant is not
+// "", in enabled tenants only when enabledOnly.
+func userGroups(ctx context.Context, idb bun.IDB, userID, tenant string, enabledOnly bool) ([]UserGroup, error) {
 	var rows []struct {
 		GroupID string         `bun:"group_id"`
 		Tenant  string         `bun:"tenant"`
 		IsOwner bool           `bun:"is_owner"`
 		Role    sql.NullString `bun:"role"`
 	}
-	err := idb.NewSelect().TableExpr("consent_group_members AS m").
+	q := idb.NewSelect().TableExpr("consent_group_members AS m").
 		ColumnExpr("m.group_id, g.tenant, m.is_owner, r.role").
 		Join("JOIN consent_groups AS g ON g.id = m.group_id").
 		Join("LEFT JOIN consent_group_member_roles AS r ON r.group_id = m.group_id AND r.user_id = m.user_id").
 		Where("m.user_id = ?", userID).
-		Where("g.tenant IN (SELECT name FROM tenants WHERE enabled)").
-		OrderExpr("m.group_id, r.role").Scan(ctx, &rows)
-	if err != nil {
+		OrderExpr("m.group_id, r.role")
+	if tenant != "" {
+		q = q.Where("g.tenant = ?", tenant)
+	}
+	if enabledOnly {
+		q = q.Where("g.tenant IN (SELECT name FROM tenants WHERE enabled)")
+	}
+	if err := q.Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("db: select user's consent groups: %w", err)
 	}
 	out := []UserGroup{}
@@ -215,6 +227,7 @@ func UserGroups(ctx context.Context, idb bun.IDB, userID string) ([]UserGroup, e
 			last.Roles = append(last.Roles, r.Role.String)
 		}
 	}
+	// The database's collation need not be Go's byte order.
 	for _, g := range out {
 		sort.Strings(g.Roles)
 	}

@@ -36,10 +36,7 @@ func GraphiQL(endpoint string) http.Handler {
 func serveGraphiQLAsset(w http.ResponseWriter, r *http.Request, name string) {
 	b, err := graphiqlAssets.ReadFile("graphiql/" + name)
 	if err != nil {
-		// As any unknown GET of the REST door answers.
-		w.Header().Set("Content-Type", "text/plain; charset=UTF-8")
-		w.WriteHeader(http.StatusNotFound)
-		_, _ = io.WriteString(w, "The requested resource could not be found but may be available again in the future.")
+		assetNotFound(w)
 		return
 	}
 	ct := "text/javascript; charset=utf-8"
@@ -109,3 +106,12 @@ var graphiqlPage = template.Must(template.New("graphiql").Parse(`<!DOCTYPE html>
 </body>
 </html>
 `))
+
+// assetNotFound answers a request for an embedded page asset (GraphiQL,
+// the inbox) that does not exist, as any unknown GET of the REST door
+// answers.
+func assetNotFound(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/plain; charset=UTF-8")
+	w.WriteHeader(http.StatusNotFound)
+	_, _ = io.WriteString(w, "The requested resource could not be found but may be available again in the future.")
+}

@@ -2,7 +2,6 @@ package resolvers
 
 import (
 	"embed"
-	"io"
 	"net/http"
 	"path"
 	"strings"
@@ -24,9 +23,7 @@ func Inbox() http.Handler {
 		}
 		b, err := inboxAssets.ReadFile("inbox/" + name)
 		if err != nil {
-			w.Header().Set("Content-Type", "text/plain; charset=UTF-8")
-			w.WriteHeader(http.StatusNotFound)
-			_, _ = io.WriteString(w, "The requested resource could not be found but may be available again in the future.")
+			assetNotFound(w)
 			return
 		}
 		ct := "text/html; charset=utf-8"
