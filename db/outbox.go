@@ -52,10 +52,7 @@ func AddOutboxCall(ctx context.Context, idb bun.IDB, c OutboxCall) error {
 func ClaimOutboxCall(ctx context.Context, tx bun.Tx, flavor Dialect, now time.Time, lease time.Duration) (OutboxCall, bool, error) {
 	var row outboxRow
 	q := tx.NewSelect().Model(&row).Where("claimed_until IS NULL OR claimed_until <= ?", now).Order("created_at", "call_id").Limit(1)
-	if flavor == Postgres {
-		q = q.For("UPDATE SKIP LOCKED")
-	}
-	err := q.Scan(ctx)
+	err := claimQuery(q, flavor).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return OutboxCall{}, false, nil
 	}

@@ -25,10 +25,7 @@ type DueTimer struct {
 func ClaimDueTimer(ctx context.Context, tx bun.Tx, flavor Dialect, now time.Time) (DueTimer, bool, error) {
 	var row timerRow
 	q := tx.NewSelect().Model(&row).Where("due_at <= ?", now).Order("due_at", "case_id", "plan_item_id").Limit(1)
-	if flavor == Postgres {
-		q = q.For("UPDATE SKIP LOCKED")
-	}
-	err := q.Scan(ctx)
+	err := claimQuery(q, flavor).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return DueTimer{}, false, nil
 	}
@@ -69,4 +66,15 @@ func PostponeTimer(ctx context.Context, idb bun.IDB, caseID, planItemID string, 
 		return fmt.Errorf("db: postpone timer: %w", err)
 	}
 	return nil
+}
+
+// claimQuery makes q, which selects the next row of a work queue (timers,
+// outbox calls), claim it: on PostgreSQL FOR UPDATE SKIP LOCKED, so that
+// replicas claiming at once each get another row; SQLite has one writer,
+// whose transaction already excludes the others.
+func claimQuery(q *bun.SelectQuery, flavor Dialect) *bun.SelectQuery {
+	if flavor == Postgres {
+		return q.For("UPDATE SKIP LOCKED")
+	}
+	return q
 }
