@@ -202,9 +202,13 @@ type ReadState struct {
 }
 
 // SaveCase stores a case after a command: the case row with its snapshot
-// (inserted for a new case, else updated only when its version is still the
-// one read, or ErrStaleVersion), the command's events, and every read table
-// of the case. It returns the new version.
+// (inserted for a new case, or ErrExists; else updated only when its
+// version is still the one read, or ErrStaleVersion), the command's events,
+// and every read table of the case. It returns the new version.
+//
+// All of it is one stmtBatch: one round trip on PostgreSQL. The case row
+// goes first for a new case (the read rows refer to it) and last for an
+// update, so that the rows the update matched are the batch's count.
 func SaveCase(ctx context.Context, idb bun.IDB, w CaseWrite) (int64, error) {
 	snapshot, err := json.Marshal(w.State)
 	if err != nil {
@@ -215,30 +219,6 @@ func SaveCase(ctx context.Context, idb bun.IDB, w CaseWrite) (int64, error) {
 		State: rec.State, Failures: rec.Failures, ParentCaseID: rec.ParentCaseID, RootCaseID: rec.RootCaseID,
 		CreatedOn: rec.CreatedOn, CreatedBy: rec.CreatedBy, LastModified: rec.LastModified, ModifiedBy: rec.ModifiedBy,
 		Version: rec.Version + 1, Snapshot: string(snapshot)}
-	if rec.Version == 0 {
-		res, err := idb.NewInsert().Model(&row).On("CONFLICT (id) DO NOTHING").Exec(ctx)
-		if err != nil {
-			return 0, fmt.Errorf("db: insert case: %w", err)
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return 0, ErrExists
-		}
-	} else {
-		// Name and definition change only when the case is migrated to
-		// another definition; writing them always keeps one path.
-		res, err := idb.NewUpdate().Model(&row).
-			Column("name", "definition_name", "definition_hash", "state", "failures", "last_modified", "modified_by", "version", "snapshot").
-			WherePK().Where("version = ?", rec.Version).Exec(ctx)
-		if err != nil {
-			return 0, fmt.Errorf("db: update case: %w", err)
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return 0, ErrStaleVersion
-		}
-	}
-	if err := insertEvents(ctx, idb, rec.ID, w); err != nil {
-		return 0, err
-	}
 	after, err := buildReadRows(rec, ReadState{State: w.State, Identifiers: w.Identifiers, Timers: w.Timers})
 	if err != nil {
 		return 0, err
@@ -246,26 +226,58 @@ func SaveCase(ctx context.Context, idb bun.IDB, w CaseWrite) (int64, error) {
 	if w.MaxFileSize > 0 && len(after.file.Data) > w.MaxFileSize {
 		return 0, &FileTooLargeError{Size: len(after.file.Data), Limit: w.MaxFileSize}
 	}
+	b := newStmtBatch(idb)
+	if rec.Version == 0 {
+		b.add("insert case", idb.NewInsert().Model(&row).Returning("NULL"))
+	}
+	if err := addEvents(b, rec.ID, w); err != nil {
+		return 0, err
+	}
 	switch {
 	case rec.Version == 0:
-		err = insertReadRows(ctx, idb, after, allTables)
+		addReadRows(b, after, allTables)
 	case w.Before != nil:
-		var before readRows
-		if before, err = buildReadRows(rec, *w.Before); err == nil {
-			err = writeReadRowChanges(ctx, idb, rec.ID, before, after)
+		before, err := buildReadRows(rec, *w.Before)
+		if err != nil {
+			return 0, err
 		}
+		addReadRowChanges(b, rec.ID, before, after)
 	default:
-		if err = deleteCaseReadRows(ctx, idb, rec.ID, allTables); err == nil {
-			err = insertReadRows(ctx, idb, after, allTables)
-		}
+		addReadRowDeletes(b, rec.ID, allTables)
+		addReadRows(b, after, allTables)
 	}
-	if err != nil {
-		return 0, err
+	if rec.Version != 0 {
+		// Name and definition change only when the case is migrated to
+		// another definition; writing them always keeps one path.
+		b.add("update case", idb.NewUpdate().Model(&row).
+			Column("name", "definition_name", "definition_hash", "state", "failures", "last_modified", "modified_by", "version", "snapshot").
+			WherePK().Where("version = ?", rec.Version))
+	}
+	n, err := b.exec(ctx)
+	switch {
+	case err != nil && rec.Version == 0 && isCaseIDTaken(err):
+		return 0, ErrExists
+	case err != nil && rec.Version != 0 && IsUniqueViolation(err):
+		// Rows this command computed from the version it read (its events'
+		// sequence numbers first) are there already: another command on
+		// the case committed in between.
+		return 0, ErrStaleVersion
+	case err != nil:
+		return 0, fmt.Errorf("db: save case: %w", err)
+	case rec.Version != 0 && n == 0:
+		return 0, ErrStaleVersion
 	}
 	return row.Version, nil
 }
 
-func insertEvents(ctx context.Context, idb bun.IDB, caseID string, w CaseWrite) error {
+// isCaseIDTaken reports whether err is the cases table refusing a second
+// row with an id: PostgreSQL names the key, SQLite the column.
+func isCaseIDTaken(err error) bool {
+	msg := err.Error()
+	return IsUniqueViolation(err) && (strings.Contains(msg, `"cases_pkey"`) || strings.Contains(msg, "cases.id"))
+}
+
+func addEvents(b *stmtBatch, caseID string, w CaseWrite) error {
 	if len(w.Events) == 0 {
 		return nil
 	}
@@ -279,9 +291,7 @@ func insertEvents(ctx context.Context, idb bun.IDB, caseID string, w CaseWrite) 
 		rows[i] = caseEventRow{CaseID: caseID, Seq: first + int64(i), Type: e.Type, Payload: string(payload), UserID: w.User, At: w.At,
 			CorrelationID: w.CorrelationID}
 	}
-	if _, err := idb.NewInsert().Model(&rows).Exec(ctx); err != nil {
-		return fmt.Errorf("db: insert case events: %w", err)
-	}
+	b.add("insert case events", b.idb.NewInsert().Model(&rows))
 	return nil
 }
 
@@ -300,6 +310,19 @@ func LoadCaseForUpdate(ctx context.Context, tx bun.Tx, flavor Dialect, id string
 		lock = "UPDATE"
 	}
 	return loadCase(ctx, tx, id, lock)
+}
+
+// LoadRootCaseForUpdate is LockCaseRoot and LoadCaseForUpdate in one
+// statement for the common case, a case that is its own root: it loads and
+// locks the case only when it is a root, and returns ErrNotFound both when
+// there is no such case and when it is a sub case, whose root the caller
+// must lock first (LockCaseRoot, then LoadCaseForUpdate).
+func LoadRootCaseForUpdate(ctx context.Context, tx bun.Tx, flavor Dialect, id string) (CaseRecord, *engine.Case, error) {
+	lock := ""
+	if flavor == Postgres {
+		lock = "UPDATE"
+	}
+	return loadCaseWhere(ctx, tx, id, lock, "root_case_id = id OR root_case_id = ''")
 }
 
 // LoadCaseIfFree is LoadCaseForUpdate that does not wait: when another
@@ -323,8 +346,15 @@ func LoadCaseIfFree(ctx context.Context, tx bun.Tx, flavor Dialect, id string) (
 var ErrLocked = errors.New("db: locked by another transaction")
 
 func loadCase(ctx context.Context, idb bun.IDB, id string, lock string) (CaseRecord, *engine.Case, error) {
+	return loadCaseWhere(ctx, idb, id, lock, "")
+}
+
+func loadCaseWhere(ctx context.Context, idb bun.IDB, id, lock, cond string) (CaseRecord, *engine.Case, error) {
 	var row caseRow
 	q := idb.NewSelect().Model(&row).Where("id = ?", id)
+	if cond != "" {
+		q = q.Where(cond)
+	}
 	if lock != "" {
 		q = q.For(lock)
 	}

@@ -120,8 +120,8 @@ func groupRoleRows(caseID string, m engine.Member) []teamGroupRoleRow {
 	return rows
 }
 
-// insertReadRows inserts the rows of the given tables.
-func insertReadRows(ctx context.Context, idb bun.IDB, r readRows, tables readTable) error {
+// addReadRows adds the inserts of the rows of the given tables.
+func addReadRows(b *stmtBatch, r readRows, tables readTable) {
 	for _, rows := range []struct {
 		table readTable
 		n     int
@@ -134,15 +134,14 @@ func insertReadRows(ctx context.Context, idb bun.IDB, r readRows, tables readTab
 		if rows.n == 0 || tables&rows.table == 0 {
 			continue
 		}
-		if _, err := idb.NewInsert().Model(rows.model).Exec(ctx); err != nil {
-			return fmt.Errorf("db: insert case read rows: %w", err)
-		}
+		// Returning nothing: bun would return defaulted columns (a task's
+		// due date), and nothing reads them back.
+		b.add("insert case read rows", b.idb.NewInsert().Model(rows.model).Returning("NULL"))
 	}
-	return nil
 }
 
-// deleteCaseReadRows clears the given read tables of a case.
-func deleteCaseReadRows(ctx context.Context, idb bun.IDB, caseID string, tables readTable) error {
+// addReadRowDeletes adds the clearing of the given read tables of a case.
+func addReadRowDeletes(b *stmtBatch, caseID string, tables readTable) {
 	for _, t := range []struct {
 		table readTable
 		model any
@@ -154,21 +153,16 @@ func deleteCaseReadRows(ctx context.Context, idb bun.IDB, caseID string, tables 
 		if tables&t.table == 0 {
 			continue
 		}
-		if _, err := idb.NewDelete().Model(t.model).Where("case_id = ?", caseID).Exec(ctx); err != nil {
-			return fmt.Errorf("db: clear case read rows: %w", err)
-		}
+		b.add("clear case read rows", b.idb.NewDelete().Model(t.model).Where("case_id = ?", caseID))
 	}
-	return nil
 }
 
-// writeReadRowChanges writes only what differs between the read rows of a
+// addReadRowChanges writes only what differs between the read rows of a
 // case before and after a command: a claim rewrites one task row and one
 // plan item row, not the whole case.
-func writeReadRowChanges(ctx context.Context, idb bun.IDB, caseID string, before, after readRows) error {
+func addReadRowChanges(b *stmtBatch, caseID string, before, after readRows) {
 	var rewrite readTable
-	if err := writeTeamChanges(ctx, idb, before, after); err != nil {
-		return err
-	}
+	addTeamChanges(b, before, after)
 	if !reflect.DeepEqual(before.ids, after.ids) {
 		rewrite |= identifierTable
 	}
@@ -178,25 +172,19 @@ func writeReadRowChanges(ctx context.Context, idb bun.IDB, caseID string, before
 	if before.file != after.file {
 		rewrite |= fileTable
 	}
-	if err := deleteCaseReadRows(ctx, idb, caseID, rewrite); err != nil {
-		return err
-	}
-	if err := insertReadRows(ctx, idb, after, rewrite); err != nil {
-		return err
-	}
+	addReadRowDeletes(b, caseID, rewrite)
+	addReadRows(b, after, rewrite)
 	items, goneItems := changedRows(before.items, after.items, func(r planItemRow) string { return r.ID })
-	if err := upsertRows(ctx, idb, caseID, &items, len(items), goneItems, (*planItemRow)(nil)); err != nil {
-		return err
-	}
+	addUpserts(b, caseID, &items, len(items), goneItems, (*planItemRow)(nil))
 	tasks, goneTasks := changedRows(before.tasks, after.tasks, func(r taskRow) string { return r.ID })
-	return upsertRows(ctx, idb, caseID, &tasks, len(tasks), goneTasks, (*taskRow)(nil))
+	addUpserts(b, caseID, &tasks, len(tasks), goneTasks, (*taskRow)(nil))
 }
 
-// writeTeamChanges writes only the team rows that differ: adding a member
+// addTeamChanges writes only the team rows that differ: adding a member
 // inserts its rows, not the whole team's again. A member row whose
 // ownership or origin changed is updated in place, never deleted and
 // inserted, for deleting it would cascade to its role rows.
-func writeTeamChanges(ctx context.Context, idb bun.IDB, before, after readRows) error {
+func addTeamChanges(b *stmtBatch, before, after readRows) {
 	memberKey := func(r teamMemberRow) string { return r.MemberType + "\x00" + r.MemberID }
 	members, delMembers := diffRows(before.members, after.members, memberKey)
 	roles, delRoles := diffRows(before.roles, after.roles, func(r teamRoleRow) string {
@@ -212,31 +200,20 @@ func writeTeamChanges(ctx context.Context, idb bun.IDB, before, after readRows) 
 		if d.n == 0 {
 			continue
 		}
-		if _, err := idb.NewDelete().Model(d.model).WherePK().Exec(ctx); err != nil {
-			return fmt.Errorf("db: delete team rows: %w", err)
-		}
+		b.add("delete team rows", b.idb.NewDelete().Model(d.model).WherePK())
 	}
 	if len(members) > 0 {
-		_, err := idb.NewInsert().Model(&members).On("CONFLICT (case_id, member_type, member_id) DO UPDATE").
-			Set("is_owner = EXCLUDED.is_owner").Set("origin = EXCLUDED.origin").Exec(ctx)
-		if err != nil {
-			return fmt.Errorf("db: upsert team members: %w", err)
-		}
+		b.add("upsert team members", b.idb.NewInsert().Model(&members).On("CONFLICT (case_id, member_type, member_id) DO UPDATE").
+			Set("is_owner = EXCLUDED.is_owner").Set("origin = EXCLUDED.origin"))
 	}
 	if len(roles) > 0 {
 		// Role rows are all key: a changed one is a new one.
-		if _, err := idb.NewInsert().Model(&roles).Exec(ctx); err != nil {
-			return fmt.Errorf("db: insert team roles: %w", err)
-		}
+		b.add("insert team roles", b.idb.NewInsert().Model(&roles))
 	}
 	if len(groups) > 0 {
-		_, err := idb.NewInsert().Model(&groups).On("CONFLICT (case_id, group_id, group_role, case_role) DO UPDATE").
-			Set("is_owner = EXCLUDED.is_owner").Exec(ctx)
-		if err != nil {
-			return fmt.Errorf("db: upsert team group roles: %w", err)
-		}
+		b.add("upsert team group roles", b.idb.NewInsert().Model(&groups).On("CONFLICT (case_id, group_id, group_role, case_role) DO UPDATE").
+			Set("is_owner = EXCLUDED.is_owner"))
 	}
-	return nil
 }
 
 // changedRows returns the rows of after that are new or differ from
@@ -272,25 +249,20 @@ func diffRows[R any](before, after []R, key func(R) string) (changed, gone []R) 
 	return changed, gone
 }
 
-// upsertRows writes changed rows (keyed by case_id and id) and deletes
+// addUpserts writes changed rows (keyed by case_id and id) and deletes
 // the ids that are gone.
-func upsertRows(ctx context.Context, idb bun.IDB, caseID string, rows any, n int, gone []string, model any) error {
+func addUpserts(b *stmtBatch, caseID string, rows any, n int, gone []string, model any) {
 	if len(gone) > 0 {
-		if _, err := idb.NewDelete().Model(model).Where("case_id = ? AND id IN (?)", caseID, bun.List(gone)).Exec(ctx); err != nil {
-			return fmt.Errorf("db: delete read rows: %w", err)
-		}
+		b.add("delete read rows", b.idb.NewDelete().Model(model).Where("case_id = ? AND id IN (?)", caseID, bun.List(gone)))
 	}
 	if n == 0 {
-		return nil
+		return
 	}
-	q := idb.NewInsert().Model(rows).On("CONFLICT (case_id, id) DO UPDATE")
+	q := b.idb.NewInsert().Model(rows).On("CONFLICT (case_id, id) DO UPDATE").Returning("NULL")
 	for _, col := range nonKeyColumns(model) {
 		q = q.Set(col + " = EXCLUDED." + col)
 	}
-	if _, err := q.Exec(ctx); err != nil {
-		return fmt.Errorf("db: upsert read rows: %w", err)
-	}
-	return nil
+	b.add("upsert read rows", q)
 }
 
 // nonKeyColumns lists the columns of a row model other than its key.
@@ -321,8 +293,9 @@ func RebuildCaseReadRows(ctx context.Context, idb bun.IDB, rec CaseRecord, st Re
 	if err != nil {
 		return err
 	}
-	if err := deleteCaseReadRows(ctx, idb, rec.ID, allTables); err != nil {
-		return err
-	}
-	return insertReadRows(ctx, idb, rows, allTables)
+	b := newStmtBatch(idb)
+	addReadRowDeletes(b, rec.ID, allTables)
+	addReadRows(b, rows, allTables)
+	_, err = b.exec(ctx)
+	return err
 }

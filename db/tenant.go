@@ -91,8 +91,26 @@ func GetTenant(ctx context.Context, idb bun.IDB, name string) (Tenant, error) {
 	if err != nil {
 		return Tenant{}, fmt.Errorf("db: select tenant: %w", err)
 	}
+	return tenantOf(row), nil
+}
+
+func tenantOf(row tenantRow) Tenant {
 	return Tenant{Name: row.Name, Enabled: row.Enabled, CreatedAt: row.CreatedAt, CreatedBy: row.CreatedBy,
-		LastModified: row.LastModified, ModifiedBy: row.ModifiedBy, Version: row.Version}, nil
+		LastModified: row.LastModified, ModifiedBy: row.ModifiedBy, Version: row.Version}
+}
+
+// GetTenants returns the tenants of the given names that exist, by name:
+// one statement where a command needs several.
+func GetTenants(ctx context.Context, idb bun.IDB, names ...string) (map[string]Tenant, error) {
+	var rows []tenantRow
+	if err := idb.NewSelect().Model(&rows).Where("name IN (?)", bun.List(names)).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("db: select tenants: %w", err)
+	}
+	out := make(map[string]Tenant, len(rows))
+	for _, row := range rows {
+		out[row.Name] = tenantOf(row)
+	}
+	return out, nil
 }
 
 // TouchTenant records a change of the tenant by user at now, provided the
@@ -153,20 +171,29 @@ func UserAccounts(ctx context.Context, idb bun.IDB, userID string) ([]TenantUser
 
 // GetTenantUser returns the account of userID in tenant, enabled or not.
 func GetTenantUser(ctx context.Context, idb bun.IDB, tenant, userID string) (TenantUser, error) {
-	var row tenantUserRow
-	err := idb.NewSelect().Model(&row).Where("tenant = ? AND user_id = ?", tenant, userID).Scan(ctx)
-	if errors.Is(err, sql.ErrNoRows) {
-		return TenantUser{}, ErrNotFound
+	// One statement for the account and its roles: every command reads
+	// its caller's so.
+	var rows []struct {
+		tenantUserRow
+		Role sql.NullString `bun:"role"`
 	}
+	err := idb.NewSelect().TableExpr("tenant_users AS u").
+		ColumnExpr("u.tenant, u.user_id, u.name, u.email, u.is_owner, u.enabled, u.added_seq, r.role").
+		Join("LEFT JOIN tenant_user_roles AS r ON r.tenant = u.tenant AND r.user_id = u.user_id").
+		Where("u.tenant = ? AND u.user_id = ?", tenant, userID).Scan(ctx, &rows)
 	if err != nil {
 		return TenantUser{}, fmt.Errorf("db: select tenant user: %w", err)
 	}
-	var roles []tenantUserRoleRow
-	err = idb.NewSelect().Model(&roles).Where("tenant = ? AND user_id = ?", tenant, userID).Order("role").Scan(ctx)
-	if err != nil {
-		return TenantUser{}, fmt.Errorf("db: select tenant user roles: %w", err)
+	if len(rows) == 0 {
+		return TenantUser{}, ErrNotFound
 	}
-	return joinRoles([]tenantUserRow{row}, roles)[0], nil
+	var roles []tenantUserRoleRow
+	for _, r := range rows {
+		if r.Role.Valid {
+			roles = append(roles, tenantUserRoleRow{Tenant: tenant, UserID: userID, Role: r.Role.String})
+		}
+	}
+	return joinRoles([]tenantUserRow{rows[0].tenantUserRow}, roles)[0], nil
 }
 
 // UpsertTenantUser creates the account or replaces all its fields and roles.

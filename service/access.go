@@ -93,14 +93,20 @@ func taskCaseOf(taskID string) func(ctx context.Context, idb bun.IDB) (string, e
 // refuseDisabled refuses a caller whose account in tenant is disabled; a
 // caller without an account there passes (case teams may name anyone).
 func (s *Service) refuseDisabled(ctx context.Context, idb bun.IDB, op string, who auth.Identity, tenant string) error {
+	_, err := enabledAccountIn(ctx, idb, op, who, tenant)
+	return err
+}
+
+// enabledAccountIn is accountIn that refuses a disabled account.
+func enabledAccountIn(ctx context.Context, idb bun.IDB, op string, who auth.Identity, tenant string) (TenantUser, error) {
 	acct, err := accountIn(ctx, idb, op, who, tenant)
 	if err != nil {
-		return err
+		return TenantUser{}, err
 	}
 	if !acct.Enabled {
-		return disabledMember(op, who, nil)
+		return TenantUser{}, disabledMember(op, who, nil)
 	}
-	return nil
+	return acct, nil
 }
 
 // accountIn is the caller's account in tenant; a caller without one

@@ -93,19 +93,18 @@ func (s *Service) startCase(ctx context.Context, op string, who auth.Identity, i
 			}
 			return E(op, Invalid, msgStartCaseFailure)
 		}
-		if _, err := db.GetTenant(ctx, tx, id); err == nil {
-			return E(op, Invalid, msgStartCaseFailure)
-		} else if !errors.Is(err, db.ErrNotFound) {
-			return err
-		}
-		t, err := db.GetTenant(ctx, tx, tenant)
-		if errors.Is(err, db.ErrNotFound) || (err == nil && !t.Enabled) {
-			return configured(ActiveTenantNotFound(op, tenant))
-		}
+		tenants, err := db.GetTenants(ctx, tx, id, tenant)
 		if err != nil {
 			return err
 		}
-		if err := s.refuseDisabled(ctx, tx, op, who, tenant); err != nil {
+		if _, ok := tenants[id]; ok {
+			return E(op, Invalid, msgStartCaseFailure)
+		}
+		if t, ok := tenants[tenant]; !ok || !t.Enabled {
+			return configured(ActiveTenantNotFound(op, tenant))
+		}
+		acct, err := enabledAccountIn(ctx, tx, op, who, tenant)
+		if err != nil {
 			return configured(err)
 		}
 		stored, err := db.GetDefinition(ctx, tx, tenant, definitionFileName(in.Definition))
@@ -124,11 +123,9 @@ func (s *Service) startCase(ctx context.Context, op string, who auth.Identity, i
 		if err != nil {
 			return configured(err)
 		}
-		var roles []string
+		roles := acct.Roles
 		if anon != nil {
 			roles = anon.tenantRoles
-		} else if roles, err = db.UserTenantRoles(ctx, tx, tenant, who.UserID); err != nil {
-			return err
 		}
 		groups, err := callerGroups(ctx, tx, who, tenant, team)
 		if err != nil {
@@ -272,8 +269,12 @@ func (s *Service) memberCase(ctx context.Context, idb bun.IDB, op string, who au
 		err error
 	)
 	if tx, ok := idb.(bun.Tx); ok {
-		if err = s.lockTree(ctx, tx, id, false); err == nil {
-			rec, c, err = db.LoadCaseForUpdate(ctx, tx, s.db.Flavor, id)
+		// Most cases are their own root: one statement locks and loads.
+		rec, c, err = db.LoadRootCaseForUpdate(ctx, tx, s.db.Flavor, id)
+		if errors.Is(err, db.ErrNotFound) {
+			if err = s.lockTree(ctx, tx, id, false); err == nil {
+				rec, c, err = db.LoadCaseForUpdate(ctx, tx, s.db.Flavor, id)
+			}
 		}
 	} else {
 		rec, c, err = db.LoadCase(ctx, idb, id)
