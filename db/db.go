@@ -16,7 +16,8 @@ import (
 	"strings"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
@@ -87,10 +88,19 @@ func Open(ctx context.Context, dsn, dataDir string) (*DB, error) {
 }
 
 func openPostgres(dsn string) (*DB, error) {
-	sqldb, err := sql.Open("pgx", dsn)
+	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("db: open postgres: %w", err)
 	}
+	if !strings.Contains(dsn, "default_query_exec_mode") {
+		// bun sends every statement with its values inlined, so each text
+		// is new: pgx's default (prepare each text, then run it, caching
+		// the statement) costs a round trip and a server-side prepared
+		// statement per query for nothing. The simple protocol runs it in
+		// one.
+		cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+	}
+	sqldb := stdlib.OpenDB(*cfg)
 	sqldb.SetMaxOpenConns(20)
 	sqldb.SetMaxIdleConns(10)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
