@@ -58,16 +58,17 @@ func TestPostgresRestart(t *testing.T) {
 
 	rec := &recorder{base: http.DefaultTransport}
 	var acks ackLog
-	const runID = "pgrestart"
+	// A test that fails early ends the load with it.
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
 	done := make(chan *load.Result, 1)
 	go func() {
-		res, err := load.Run(context.Background(), load.Config{
+		res, err := load.Run(ctx, load.Config{
 			Targets:  []string{servers[0].URL(), servers[1].URL()},
 			Users:    4,
 			Duration: 14 * time.Second,
 			Token:    token,
 			OnAck:    acks.add,
-			RunID:    runID,
 			// Past the servers' request timeout: a request that reaches
 			// it is a hang, reported by the recorder, not cut off here.
 			Client: &http.Client{Timeout: 3 * restartRequestTimeout, Transport: rec},
