@@ -67,10 +67,10 @@ func freeAddr() string {
 
 // startServer runs casegraph serve --dev on the database, with its
 // development key in dataDir, on addr (a free port when empty), and waits
-// until it answers /status.
-func startServer(t *testing.T, databaseURL, dataDir, addr string) *server {
+// until it answers /status. env adds NAME=value settings.
+func startServer(t *testing.T, databaseURL, dataDir, addr string, env ...string) *server {
 	t.Helper()
-	s, err := spawn(t, databaseURL, dataDir, addr)
+	s, err := spawn(t, databaseURL, dataDir, addr, env...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func startServer(t *testing.T, databaseURL, dataDir, addr string) *server {
 
 // spawn is startServer for any goroutine: it fails with an error, not the
 // test.
-func spawn(t *testing.T, databaseURL, dataDir, addr string) (*server, error) {
+func spawn(t *testing.T, databaseURL, dataDir, addr string, extra ...string) (*server, error) {
 	if addr == "" {
 		addr = freeAddr()
 	}
@@ -99,6 +99,7 @@ func spawn(t *testing.T, databaseURL, dataDir, addr string) (*server, error) {
 		"CASEGRAPH_LOG_LEVEL=warn",
 		"CASEGRAPH_MAX_IN_FLIGHT=256",
 	)
+	cmd.Env = append(cmd.Env, extra...)
 	s := &server{t: t, cmd: cmd, addr: addr, logs: &lockedBuffer{}, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = s.logs, s.logs
 	if err := cmd.Start(); err != nil {
