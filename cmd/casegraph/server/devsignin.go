@@ -134,7 +134,7 @@ func (s *Server) devToken(w http.ResponseWriter, r *http.Request) {
 		s.devError(w, r, err)
 		return
 	}
-	s.logger.WarnContext(r.Context(), "development sign-in", "user", u.UserID, "tenant", u.Tenant)
+	s.logger.InfoContext(r.Context(), "development sign-in", "user", u.UserID, "tenant", u.Tenant)
 	writeJSON(w, http.StatusOK, map[string]any{"token": tok, "userId": u.UserID, "tenant": u.Tenant,
 		"expiresIn": int(devTokenTTL / time.Second)})
 }
