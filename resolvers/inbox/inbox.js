@@ -153,10 +153,16 @@
     return out;
   }
 
+  // What the detail shows: a live event about another task, or one that
+  // leaves this one as it was, must not rebuild the form someone is typing in.
+  let shown = null;
   function renderDetail() {
     const box = $("detail");
     const t = tasks.get(selected);
     $("detail-title").tabIndex = -1;
+    const key = t ? JSON.stringify([t.id, t.state, t.assignee, me]) : "";
+    if (key === shown) return;
+    shown = key;
     if (!t) { $("detail-title").textContent = "Select a task"; box.replaceChildren(); return; }
     $("detail-title").textContent = t.name;
     box.replaceChildren();
@@ -293,6 +299,7 @@
     token = ""; me = ""; sessionStorage.removeItem("casegraph.token");
     if (socket) socket.close(1000, "signed out");
     tasks.clear();
+    selected = ""; shown = null;
     $("app").hidden = true; $("signin").hidden = false; $("signout").hidden = true; $("who").textContent = "";
     loadDevUsers();
   });
