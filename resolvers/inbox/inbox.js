@@ -273,8 +273,9 @@
     const none = devAccounts.length === 0;
     select.disabled = none;
     $("devsignin").querySelector("button").disabled = none;
-    if (none) $("dev-note").textContent = "No tenant has users yet: create a tenant first (see the README).";
-    else if (body.more) $("dev-note").textContent = "Showing the first " + devAccounts.length + " users.";
+    $("dev-note").textContent = none ? "No tenant has users yet: create a tenant first (see the README)." :
+      "Offered only by a server started with --dev; the development key signs the token." +
+      (body.more ? " Showing the first " + devAccounts.length + " users." : "");
     $("devsignin").hidden = Boolean(me);
   }
 
