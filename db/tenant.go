@@ -169,6 +169,45 @@ func UserAccounts(ctx context.Context, idb bun.IDB, userID string) ([]TenantUser
 	return joinRoles(rows, roles), nil
 }
 
+// EnabledAccounts returns at most limit enabled accounts of enabled
+// tenants, ordered by tenant and user id: the users development sign-in
+// offers.
+func EnabledAccounts(ctx context.Context, idb bun.IDB, limit int) ([]TenantUser, error) {
+	var rows []tenantUserRow
+	err := idb.NewSelect().Model(&rows).
+		Where("enabled").
+		Where("tenant IN (SELECT name FROM tenants WHERE enabled)").
+		Order("tenant", "user_id").Limit(int64(limit)).Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("db: select enabled accounts: %w", err)
+	}
+	if len(rows) == 0 {
+		return []TenantUser{}, nil
+	}
+	tenants, users := map[string]bool{}, map[string]bool{}
+	for _, r := range rows {
+		tenants[r.Tenant], users[r.UserID] = true, true
+	}
+	// Roles of the accounts read: joinRoles drops the pairs not among them.
+	var roles []tenantUserRoleRow
+	err = idb.NewSelect().Model(&roles).
+		Where("tenant IN (?)", bun.List(keys(tenants))).
+		Where("user_id IN (?)", bun.List(keys(users))).Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("db: select enabled accounts' roles: %w", err)
+	}
+	return joinRoles(rows, roles), nil
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // GetTenantUser returns the account of userID in tenant, enabled or not.
 func GetTenantUser(ctx context.Context, idb bun.IDB, tenant, userID string) (TenantUser, error) {
 	// One statement for the account and its roles: every command reads

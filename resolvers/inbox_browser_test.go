@@ -33,8 +33,9 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-// TestInboxInBrowser drives the inbox page in headless Chromium: carl signs
-// in with a token, a case alice starts puts a task carl may claim into his
+// TestInboxInBrowser drives the inbox page in headless Chromium: a server
+// not in development mode offers no user picker, carl signs in with a
+// token, a case alice starts puts a task carl may claim into his
 // list without a reload, and carl claims and completes it from the page.
 func TestInboxInBrowser(t *testing.T) {
 	bin := chromium(t)
@@ -74,6 +75,9 @@ func TestInboxInBrowser(t *testing.T) {
 	text := func(id string) string { return fmt.Sprintf(`document.getElementById(%q).innerText`, id) }
 
 	run("open the inbox", chromedp.Navigate(env.URL+"/inbox"), chromedp.WaitVisible(chromedp.CSS(`#token`)))
+	// Not in development mode: the server offers no users to pick.
+	until("no development picker", `document.body.dataset.devSignIn === "off" && document.getElementById("devsignin").hidden && `+
+		`document.getElementById("app").hidden && getComputedStyle(document.getElementById("app")).display === "none"`)
 	run("sign in", chromedp.SetValue(chromedp.CSS(`#token`), env.Issuer.Token("carl")),
 		chromedp.Click(chromedp.CSS(`#signin button[type=submit]`)))
 	until("signed in and live", text("who")+` === "carl" && `+text("live")+` === "live" && !document.getElementById("app").hidden && `+

@@ -43,6 +43,9 @@ type Config struct {
 	// ForceRecovery allows rebuilding a case's read tables from its
 	// recorded state (RecoverCase); off, RecoverCase is NotFound.
 	ForceRecovery bool
+	// DevSignIn lets DevAccounts and DevAccount answer: development mode
+	// only. Off, they are NotFound.
+	DevSignIn bool
 	// Version describes the running build.
 	Version VersionInfo
 	// IdentityHealth reports on the identity providers for the health
@@ -81,6 +84,7 @@ type Service struct {
 	defaultTenant  string
 	anonymous      *AnonymousConfig
 	forceRecovery  bool
+	devSignIn      bool
 	version        VersionInfo
 	identityHealth func(ctx context.Context) (bool, string)
 	now            func() time.Time
@@ -120,6 +124,7 @@ func New(d *db.DB, cfg Config) *Service {
 		defaultTenant:  cfg.DefaultTenant,
 		anonymous:      cfg.Anonymous,
 		forceRecovery:  cfg.ForceRecovery,
+		devSignIn:      cfg.DevSignIn,
 		version:        cfg.Version,
 		identityHealth: cfg.IdentityHealth,
 		now:            cfg.Now,

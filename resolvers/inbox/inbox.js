@@ -2,7 +2,10 @@
 // and a graphql-transport-ws WebSocket for live updates.
 "use strict";
 (function () {
-  const endpoint = new URL("graphql", location.href.replace(/inbox\/?.*$/, "")).href;
+  const base = location.href.replace(/inbox\/?.*$/, "");
+  const endpoint = new URL("graphql", base).href;
+  // Development sign-in: answered only by a server run with --dev.
+  const devBase = new URL("inbox/dev/", base).href;
   const $ = (id) => document.getElementById(id);
   let token = sessionStorage.getItem("casegraph.token") || "";
   let me = "";
@@ -39,8 +42,10 @@
       return;
     }
     sessionStorage.setItem("casegraph.token", token);
+    status("");
     $("who").textContent = me;
     $("signin").hidden = true;
+    $("devsignin").hidden = true;
     $("app").hidden = false;
     $("signout").hidden = false;
     await reload();
@@ -148,10 +153,16 @@
     return out;
   }
 
+  // What the detail shows: a live event about another task, or one that
+  // leaves this one as it was, must not rebuild the form someone is typing in.
+  let shown = null;
   function renderDetail() {
     const box = $("detail");
     const t = tasks.get(selected);
     $("detail-title").tabIndex = -1;
+    const key = t ? JSON.stringify([t.id, t.state, t.assignee, me]) : "";
+    if (key === shown) return;
+    shown = key;
     if (!t) { $("detail-title").textContent = "Select a task"; box.replaceChildren(); return; }
     $("detail-title").textContent = t.name;
     box.replaceChildren();
@@ -228,12 +239,71 @@
     };
   }
 
+  // The users of the tenants, to sign in as without a token; a server not
+  // in development mode answers 404 and the picker stays hidden.
+  let devAccounts = [];
+  async function loadDevUsers() {
+    let body;
+    // data-dev-sign-in says what the server answered, for tests and styles.
+    try {
+      const resp = await fetch(devBase + "users", { headers: { Accept: "application/json" } });
+      if (!resp.ok) { document.body.dataset.devSignIn = "off"; return; }
+      body = await resp.json();
+    } catch (e) {
+      document.body.dataset.devSignIn = "off";
+      return;
+    }
+    document.body.dataset.devSignIn = "on";
+    const select = $("dev-user");
+    select.replaceChildren();
+    devAccounts = [];
+    for (const t of body.tenants || []) {
+      const group = document.createElement("optgroup");
+      group.label = t.name;
+      for (const u of t.users) {
+        const o = document.createElement("option");
+        o.value = String(devAccounts.length);
+        o.textContent = u.userId + (u.name ? " (" + u.name + ")" : "") + " · " + t.name +
+          (u.roles.length ? " · " + u.roles.join(", ") : "") + (u.isOwner ? " · owner" : "");
+        devAccounts.push({ tenant: t.name, userId: u.userId });
+        group.append(o);
+      }
+      select.append(group);
+    }
+    const none = devAccounts.length === 0;
+    select.disabled = none;
+    $("devsignin").querySelector("button").disabled = none;
+    $("dev-note").textContent = none ? "No tenant has users yet: create a tenant first (see the README)." :
+      "Offered only by a server started with --dev; the development key signs the token." +
+      (body.more ? " Showing the first " + devAccounts.length + " users." : "");
+    $("devsignin").hidden = Boolean(me);
+  }
+
+  $("devsignin").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const a = devAccounts[Number($("dev-user").value)];
+    if (!a) return;
+    try {
+      const resp = await fetch(devBase + "token", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(a),
+      });
+      if (!resp.ok) { status("Sign-in failed: " + (await resp.text()), true); loadDevUsers(); return; }
+      signIn((await resp.json()).token);
+    } catch (err) {
+      status("Sign-in failed: " + err.message, true);
+    }
+  });
   $("signin").addEventListener("submit", (e) => { e.preventDefault(); signIn($("token").value); });
   $("signout").addEventListener("click", () => {
     token = ""; me = ""; sessionStorage.removeItem("casegraph.token");
     if (socket) socket.close(1000, "signed out");
     tasks.clear();
+    selected = ""; shown = null;
     $("app").hidden = true; $("signin").hidden = false; $("signout").hidden = true; $("who").textContent = "";
+    loadDevUsers();
   });
   if (token) signIn(token);
+  loadDevUsers();
 })();

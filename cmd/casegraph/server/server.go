@@ -35,6 +35,8 @@ type Server struct {
 	// metrics is nil when cfg.NoMetrics.
 	metrics *telemetry.Metrics
 	admin   http.Handler
+	// dev is the development issuer; nil unless cfg.Dev.
+	dev *auth.DevIssuer
 }
 
 // New opens and migrates the database and assembles the server. The caller
@@ -52,9 +54,10 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 		Audience: cfg.OIDCAudience, Leeway: cfg.TokenLeeway}
 	// The token clock stays real: a test moving case time must not expire
 	// its own tokens.
+	var dev *auth.DevIssuer
 	if cfg.Dev {
-		dev, err := auth.LoadOrCreateDevIssuer(cfg.DataDir)
-		if err != nil {
+		var err error
+		if dev, err = auth.LoadOrCreateDevIssuer(cfg.DataDir); err != nil {
 			return nil, err
 		}
 		authCfg.Dev = dev
@@ -100,6 +103,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 		DefaultTenant:  cfg.DefaultTenant,
 		Anonymous:      anonymous,
 		ForceRecovery:  cfg.ForceRecovery,
+		DevSignIn:      dev != nil,
 		Version: service.VersionInfo{
 			Name: "casegraph", Version: cfg.Version.Version, GitCommit: cfg.Version.GitCommit, BuiltAt: builtAt,
 		},
@@ -115,7 +119,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 	})
 
 	s := &Server{cfg: cfg, db: d, svc: svc, verifier: verifier, logger: logger, inFlight: make(chan struct{}, cfg.MaxInFlight),
-		bodies: &bodyBudget{max: maxBufferedBodies}, metrics: metrics}
+		bodies: &bodyBudget{max: maxBufferedBodies}, metrics: metrics, dev: dev}
 	s.handler = s.routes()
 	s.admin = s.adminRoutes()
 	return s, nil
@@ -149,6 +153,9 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /graphiql/", resolvers.GraphiQL("/graphql"))
 	mux.Handle("GET /inbox", resolvers.Inbox())
 	mux.Handle("GET /inbox/", resolvers.Inbox())
+	if s.dev != nil {
+		s.registerDevSignIn(mux)
+	}
 	// The reference engine serves static files for any GET path, so an
 	// unknown GET is 404 and any other unknown request 405; clients rely
 	// on the 405.
