@@ -1,0 +1,144 @@
+package resolvers_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/casegraph/casegraph/cmd/casegraph/server/servertest"
+	"github.com/casegraph/casegraph/db/dbtest"
+	"github.com/casegraph/casegraph/graph/client"
+)
+
+// TestLiveChangeCostIndependentOfSubscribers: with one team member among
+// the taskChanged subscribers, a change costs the same SQL statements
+// whether 2 or 20 strangers subscribe too: who the change may concern is
+// read once, and only the member's subscription reads the case.
+func TestLiveChangeCostIndependentOfSubscribers(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		deployIncident(t, env)
+		_, taskID := startIncident(t, env)
+		svc := env.Server.Service()
+		carl := liveAs(t, env, "carl")
+		carl.subscribe("1", taskChangedQuery, nil)
+		strangers := 0
+		addStrangers := func(n int) {
+			for range n {
+				liveAs(t, env, fmt.Sprint("stranger", strangers)).subscribe("1", taskChangedQuery, nil)
+				strangers++
+			}
+			waitSubscribers(t, env, 1+strangers)
+		}
+		counter := &statementCounter{}
+		//lint:ignore SA1019 the database is already in use; WithQueryHook would give a clone it does not use
+		env.Server.DB().AddQueryHook(counter)
+		// change claims or revokes the task and returns the statements
+		// run until carl heard it and every stranger skipped it.
+		change := func(claim bool) int64 {
+			t.Helper()
+			skipped := svc.LiveStats().Skipped
+			counter.n.Store(0)
+			var err error
+			if claim {
+				_, err = client.ClaimTask(ctx, env.GraphQL("carl"), taskID)
+			} else {
+				_, err = client.RevokeTask(ctx, env.GraphQL("carl"), taskID)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ev := carl.nextTask("1"); ev.Task.ID != taskID {
+				t.Fatalf("carl heard %+v", ev)
+			}
+			dbtest.Until(t, 10*time.Second, "the strangers skipping the change", func() (bool, error) {
+				return svc.LiveStats().Skipped-skipped >= uint64(strangers), nil
+			})
+			return counter.n.Load()
+		}
+		addStrangers(2)
+		claimFew, revokeFew := change(true), change(false)
+		addStrangers(18)
+		claimMany, revokeMany := change(true), change(false)
+		if claimMany != claimFew || revokeMany != revokeFew {
+			t.Fatalf("statements of a claim and a revoke: %d and %d with 2 strangers subscribed, %d and %d with 20",
+				claimFew, revokeFew, claimMany, revokeMany)
+		}
+		st := svc.LiveStats()
+		if st.AudienceAll != 0 || st.AudienceReads < 4 || st.TaskSubscriptions != 21 || st.Connections < 21 {
+			t.Fatalf("live stats %+v", st)
+		}
+		t.Logf("a claim costs %d statements, a revoke %d, with 2 or 20 strangers subscribed", claimMany, revokeMany)
+	})
+}
+
+// TestLiveReachesEveryMembership: the filter before reading lets through
+// a member by consent group and one by tenant role; one who loses the
+// role hears nothing more of the case, and a group member whose group role
+// the team does not map hears nothing.
+func TestLiveReachesEveryMembership(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		startGroupCases(t, env, 0) // acme, group g1 (dave approver, erin other), the inbox definition
+		if _, err := client.SetTenantUser(ctx, env.GraphQL("alice"), "acme", client.TenantUserInput{UserId: "fay", Roles: []string{"clerk"}}); err != nil {
+			t.Fatal(err)
+		}
+		subs := map[string]*liveClient{}
+		for _, u := range []string{"dave", "erin", "fay"} {
+			subs[u] = liveAs(t, env, u)
+			subs[u].subscribe("1", taskChangedQuery, nil)
+		}
+		waitSubscribers(t, env, 3)
+		group, role := client.MemberTypeGroup, client.MemberTypeRole
+		start := func(team ...client.CaseTeamMemberInput) string {
+			t.Helper()
+			team = append(team, client.CaseTeamMemberInput{MemberId: "alice", IsOwner: ptr(true)})
+			resp, err := client.StartCase(ctx, env.GraphQL("alice"), client.StartCaseInput{Definition: "inbox", Tenant: ptr("acme"), Team: team})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return resp.StartCase.Id
+		}
+		// until returns the cases of the events user heard before the
+		// first of caseID.
+		until := func(user, caseID string) map[string]bool {
+			t.Helper()
+			before := map[string]bool{}
+			for {
+				ev := subs[user].nextTask("1")
+				if ev.Task.Case.ID == caseID {
+					return before
+				}
+				before[ev.Task.Case.ID] = true
+			}
+		}
+		byGroup := start(client.CaseTeamMemberInput{MemberId: "g1", MemberType: &group,
+			Mappings: []client.GroupMappingInput{{GroupRole: "approver", CaseRoles: []string{"Approver"}}}})
+		until("dave", byGroup)
+		byRole := start(client.CaseTeamMemberInput{MemberId: "clerk", MemberType: &role, CaseRoles: []string{"Approver"}})
+		until("fay", byRole)
+		mark := start(client.CaseTeamMemberInput{MemberId: "fay"})
+		until("fay", mark) // the rest of byRole's first events
+
+		// fay loses the role: a change of that case stays unheard, a case
+		// naming her is heard; erin heard neither group nor role case.
+		if _, err := client.SetTenantUser(ctx, env.GraphQL("alice"), "acme", client.TenantUserInput{UserId: "fay", Roles: []string{}}); err != nil {
+			t.Fatal(err)
+		}
+		tasks, err := client.CaseTasks(ctx, env.GraphQL("alice"), byRole)
+		if err != nil || len(tasks.Case.Tasks) == 0 {
+			t.Fatalf("tasks of %s: %+v %v", byRole, tasks, err)
+		}
+		if _, err := client.AssignTask(ctx, env.GraphQL("alice"), tasks.Case.Tasks[0].Id, "alice"); err != nil {
+			t.Fatal(err)
+		}
+		direct := start(client.CaseTeamMemberInput{MemberId: "fay"}, client.CaseTeamMemberInput{MemberId: "erin"})
+		if heard := until("fay", direct); heard[byRole] {
+			t.Fatalf("fay heard case %s after losing its role", byRole)
+		}
+		if heard := until("erin", direct); heard[byRole] || heard[byGroup] || heard[mark] {
+			t.Fatalf("erin heard cases %v, want only %s", heard, direct)
+		}
+		if st := env.Server.Service().LiveStats(); st.Skipped == 0 || st.AudienceAll != 0 {
+			t.Fatalf("live stats %+v: nothing skipped unread", st)
+		}
+	})
+}
