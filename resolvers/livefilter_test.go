@@ -2,6 +2,10 @@ package resolvers_test
 
 import (
 	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -139,6 +143,83 @@ func TestLiveReachesEveryMembership(t *testing.T) {
 		}
 		if st := env.Server.Service().LiveStats(); st.Skipped == 0 || st.AudienceAll != 0 {
 			t.Fatalf("live stats %+v: nothing skipped unread", st)
+		}
+	})
+}
+
+// scrapeLive returns the casegraph_live_ series of env's /metrics by name
+// with labels, as Prometheus writes them.
+func scrapeLive(t *testing.T, env *servertest.Env) map[string]float64 {
+	t.Helper()
+	resp, err := http.Get(env.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("/metrics: %d %v", resp.StatusCode, err)
+	}
+	out := map[string]float64{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(line, "casegraph_live_") {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			t.Fatalf("metric line %q: %v", line, err)
+		}
+		out[line[:i]] = v
+	}
+	return out
+}
+
+// TestLiveMetrics: /metrics follows live connections, subscriptions by
+// kind, changes heard and skipped, events sent and their delay.
+func TestLiveMetrics(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		deployIncident(t, env)
+		caseID, taskID := startIncident(t, env)
+		before := scrapeLive(t, env)
+		carl, carl2, stranger := liveAs(t, env, "carl"), liveAs(t, env, "carl"), liveAs(t, env, "stranger")
+		carl.subscribe("t", taskChangedQuery, nil)
+		carl2.subscribe("c", `subscription($id: ID!) { caseChanged(id: $id) { kind } }`, map[string]any{"id": caseID})
+		stranger.subscribe("t", taskChangedQuery, nil)
+		waitSubscribers(t, env, 3)
+		if _, err := client.ClaimTask(ctx, env.GraphQL("carl"), taskID); err != nil {
+			t.Fatal(err)
+		}
+		if ev := carl.nextTask("t"); ev.Kind != "ClaimTask" {
+			t.Fatalf("carl heard %+v", ev)
+		}
+		if m, err := carl2.next("c", 10*time.Second); err != nil || !strings.Contains(string(m.Payload), "ClaimTask") {
+			t.Fatalf("caseChanged: %s %v", m.Payload, err)
+		}
+		var after map[string]float64
+		grew := func(name string, by float64) bool { return after[name]-before[name] >= by }
+		dbtest.Until(t, 10*time.Second, "the live metrics", func() (bool, error) {
+			after = scrapeLive(t, env)
+			return grew("casegraph_live_changes_skipped_total", 1), nil
+		})
+		for name, want := range map[string]float64{
+			"casegraph_live_connections":                3,
+			`casegraph_live_subscriptions{kind="task"}`: 2,
+			`casegraph_live_subscriptions{kind="case"}`: 1,
+		} {
+			if after[name] != want {
+				t.Errorf("%s = %v, want %v", name, after[name], want)
+			}
+		}
+		for _, name := range []string{"casegraph_live_changes_total", "casegraph_live_audience_reads_total",
+			"casegraph_live_events_total", "casegraph_live_delay_seconds_count"} {
+			if !grew(name, 1) {
+				t.Errorf("%s did not grow: %v → %v", name, before[name], after[name])
+			}
+		}
+		if !grew("casegraph_live_events_total", 2) || after["casegraph_live_audience_fallbacks_total"] != 0 {
+			t.Errorf("events %v → %v (want 2 more), fallbacks %v", before["casegraph_live_events_total"],
+				after["casegraph_live_events_total"], after["casegraph_live_audience_fallbacks_total"])
 		}
 	})
 }

@@ -30,6 +30,9 @@ func TestHubDropsSlowSubscriber(t *testing.T) {
 	if h.count() != 1 {
 		t.Fatalf("%d subscribers, want 1", h.count())
 	}
+	if slow, dropped := h.stats.slow.Load(), h.stats.dropped.Load(); slow != 1 || dropped != 3 {
+		t.Fatalf("counted %d slow subscribers and %d dropped changes, want 1 and 3", slow, dropped)
+	}
 
 	// Ending the context ends Next and unregisters.
 	cancel()
