@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/casegraph/casegraph/cmd/casegraph/server"
 	"github.com/casegraph/casegraph/cmd/casegraph/server/servertest"
+	"github.com/casegraph/casegraph/db"
 	"github.com/casegraph/casegraph/db/dbtest"
 	"github.com/casegraph/casegraph/graph/client"
 )
@@ -222,4 +224,93 @@ func TestLiveMetrics(t *testing.T) {
 				after["casegraph_live_events_total"], after["casegraph_live_audience_fallbacks_total"])
 		}
 	})
+}
+
+// TestLiveResumeIsExact: a client that reconnects with after hears every
+// change committed since, also a claim (which keeps the task's
+// lastModified) and a task that left its filter.
+func TestLiveResumeIsExact(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		deployIncident(t, env)
+		_, taskID := startIncident(t, env)
+		_, otherTask := startIncident(t, env)
+		carl := liveAs(t, env, "carl")
+		unassigned := map[string]any{"tenant": "acme", "states": []string{"UNASSIGNED"}}
+		carl.subscribe("1", taskChangedQuery, map[string]any{"filter": unassigned})
+		waitSubscribers(t, env, 1)
+		if _, err := client.ClaimTask(ctx, env.GraphQL("carl"), otherTask); err != nil {
+			t.Fatal(err)
+		}
+		ev := carl.nextTask("1")
+		cursor := time.Now().UTC() // the newest the client saw
+		if ev.Task.ID != otherTask {
+			t.Fatalf("live: %+v", ev)
+		}
+		_ = carl.conn.CloseNow()
+
+		// While away: the task is claimed (its lastModified stays) and so
+		// leaves the UNASSIGNED filter.
+		if _, err := client.ClaimTask(ctx, env.GraphQL("carl"), taskID); err != nil {
+			t.Fatal(err)
+		}
+		again := liveAs(t, env, "carl")
+		again.subscribe("1", taskChangedQuery, map[string]any{"filter": unassigned, "after": cursor.Format(time.RFC3339Nano)})
+		got := map[string]taskEvent{}
+		for len(got) < 2 {
+			ev := again.nextTask("1")
+			if ev.Kind != "Resume" {
+				t.Fatalf("resume sent %+v", ev)
+			}
+			got[ev.Task.ID] = ev
+		}
+		if ev := got[taskID]; ev.Task.State != "ASSIGNED" || ev.MatchesFilter || ev.Task.Assignee == nil || *ev.Task.Assignee != "carl" {
+			t.Fatalf("the claim made while away: %+v", ev)
+		}
+	})
+}
+
+// TestLiveResyncAfterListenerLoss: when a replica's listening connection
+// to PostgreSQL breaks, a change committed on another replica before it
+// listens again still reaches its subscribers: they read what they may
+// have missed once it listens again.
+func TestLiveResyncAfterListenerLoss(t *testing.T) {
+	if dbtest.DatabaseURL() == "none" {
+		t.Skip("needs PostgreSQL")
+	}
+	t.Parallel()
+	env := servertest.Start(t, db.Postgres)
+	dbURL := env.DatabaseURL
+	env2 := servertest.Start(t, db.Postgres, func(c *server.Config) { c.DatabaseURL = dbURL })
+	deployIncident(t, env)
+	waitListening(t, env, env2)
+	_, taskID := startIncident(t, env)
+	carl := liveAs(t, env2, "carl")
+	carl.subscribe("1", taskChangedQuery, map[string]any{"filter": map[string]any{"tenant": "acme"}})
+	waitSubscribers(t, env2, 1)
+
+	// Both servers listen on the test schema's channel: end both.
+	svc2 := env2.Server.Service()
+	var pids []int
+	if err := env2.Server.DB().NewRaw(`SELECT pid FROM pg_stat_activity
+		WHERE datname = current_database() AND query = 'LISTEN "casegraph_' || left(md5(current_schema()), 16) || '"'`).
+		Scan(ctx, &pids); err != nil || len(pids) != 2 {
+		t.Fatalf("listening backends %v: %v", pids, err)
+	}
+	for _, pid := range pids {
+		if _, err := env2.Server.DB().ExecContext(ctx, "SELECT pg_terminate_backend(?)", pid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dbtest.Until(t, 10*time.Second, "the listener to notice", func() (bool, error) { return !svc2.LiveListening(), nil })
+	if _, err := client.ClaimTask(ctx, env.GraphQL("carl"), taskID); err != nil {
+		t.Fatal(err)
+	}
+	ev := carl.nextTask("1")
+	if ev.Task.ID != taskID || ev.Task.State != "ASSIGNED" {
+		t.Fatalf("after the listener came back carl heard %+v", ev)
+	}
+	if st := svc2.LiveStats(); st.Resyncs == 0 {
+		t.Fatalf("live stats %+v: no resync", st)
+	}
+	t.Logf("the claim arrived as %s", ev.Kind)
 }
