@@ -67,10 +67,12 @@ func (r *subscriptionResolver) CaseChanged(ctx context.Context, id string, after
 	if err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithCancel(ctx)
 	changes := r.Service.Subscribe(ctx, who, service.Interest{CaseID: v.Record.ID})
 	out := make(chan *model.CaseChange)
 	go func() {
 		defer release()
+		defer cancel() // unsubscribes as soon as the watch ends
 		watchCase(ctx, r.Service, who, v, changes, after, out)
 	}()
 	return out, nil
