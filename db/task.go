@@ -154,6 +154,9 @@ type TaskFilter struct {
 	SortBy    string
 	Ascending bool
 	After     *Keyset // see CaseFilter.After
+	// CaseChangedSince keeps the tasks of cases whose lastModified is at
+	// or after it (every command moves it; a task's own does not).
+	CaseChangedSince *time.Time
 }
 
 // TaskSortColumns maps the sort fields a client may name to columns.
@@ -309,6 +312,9 @@ func filterTasks(q *bun.SelectQuery, userID string, f TaskFilter) *bun.SelectQue
 	}
 	if f.DueBefore != nil {
 		q = q.Where("task_row.due_date < ?", *f.DueBefore)
+	}
+	if f.CaseChangedSince != nil {
+		q = q.Where("EXISTS (SELECT 1 FROM cases AS cc WHERE cc.id = task_row.case_id AND cc.last_modified >= ?)", *f.CaseChangedSince)
 	}
 	return q
 }

@@ -100,6 +100,7 @@ func (l *liveConns) serve(w http.ResponseWriter, r *http.Request, next http.Hand
 	}
 	c := &liveConn{}
 	defer l.release(c)
+	defer l.svc.LiveConnected()()
 	next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), liveConnKey{}, c)))
 }
 

@@ -32,11 +32,23 @@ func (r *subscriptionResolver) TaskChanged(ctx context.Context, filter *model.Ta
 	if err != nil {
 		return nil, err
 	}
-	changes := r.Service.Subscribe(ctx)
+	ctx, cancel := context.WithCancel(ctx)
+	// Subscribed before the resume reads: a change committed meanwhile is
+	// heard, at worst twice.
+	changes := r.Service.Subscribe(ctx, who, service.Interest{})
+	var first []*model.TaskChange
+	if after != nil {
+		if first, err = w.resume(ctx, after.Add(-service.ResumeSlack)); err != nil {
+			cancel()
+			release()
+			return nil, err
+		}
+	}
 	out := make(chan *model.TaskChange)
 	go func() {
 		defer release()
-		w.run(ctx, changes, after, out)
+		defer cancel()
+		w.run(ctx, changes, first, out)
 	}()
 	return out, nil
 }
@@ -55,10 +67,12 @@ func (r *subscriptionResolver) CaseChanged(ctx context.Context, id string, after
 	if err != nil {
 		return nil, err
 	}
-	changes := r.Service.Subscribe(ctx)
+	ctx, cancel := context.WithCancel(ctx)
+	changes := r.Service.Subscribe(ctx, who, service.Interest{CaseID: v.Record.ID})
 	out := make(chan *model.CaseChange)
 	go func() {
 		defer release()
+		defer cancel() // unsubscribes as soon as the watch ends
 		watchCase(ctx, r.Service, who, v, changes, after, out)
 	}()
 	return out, nil

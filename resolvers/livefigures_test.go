@@ -2,6 +2,7 @@ package resolvers_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,8 +14,11 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/uptrace/bun"
 
 	"github.com/casegraph/casegraph/cmd/casegraph/server"
 	"github.com/casegraph/casegraph/cmd/casegraph/server/servertest"
@@ -178,4 +182,98 @@ func TestLiveFiguresServer(t *testing.T) {
 	line, _ := json.Marshal(map[string]string{"URL": env.URL, "Stats": stats.URL, "Token": env.Issuer.Token("idle")})
 	fmt.Printf("LIVE %s\n", line)
 	time.Sleep(10 * time.Minute) // killed by the measuring test
+}
+
+// TestLiveFiguresFanout measures what one change costs with 1,000
+// taskChanged subscribers on one server (PostgreSQL), of whom 10 are in
+// the changed case's team: the SQL statements it sets off (the command's
+// own included) and the time from sending it to the last member's event
+// and to the last statement.
+func TestLiveFiguresFanout(t *testing.T) {
+	if os.Getenv("CASEGRAPH_LIVE_FIGURES") == "" || dbtest.DatabaseURL() == "none" {
+		t.Skip("set CASEGRAPH_LIVE_FIGURES=1 (and have PostgreSQL) to measure")
+	}
+	env := servertest.Start(t, db.Postgres)
+	deployIncident(t, env)
+	team := []client.CaseTeamMemberInput{{MemberId: "alice", IsOwner: ptr(true)}}
+	for i := range 10 {
+		team = append(team, client.CaseTeamMemberInput{MemberId: fmt.Sprint("member", i), CaseRoles: []string{"Agent"}})
+	}
+	resp, err := client.StartCase(ctx, env.GraphQL("alice"), client.StartCaseInput{Definition: "incident", Tenant: ptr("acme"),
+		Inputs: ptr(json.RawMessage(`{"Incident":{"Title":"Disk full","Severity":3}}`)), Team: team})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks, err := client.CaseTasks(ctx, env.GraphQL("alice"), resp.StartCase.Id)
+	if err != nil || len(tasks.Case.Tasks) != 1 {
+		t.Fatalf("tasks: %+v %v", tasks, err)
+	}
+	taskID := tasks.Case.Tasks[0].Id
+	var members []*liveClient
+	for i := range 1000 {
+		user := fmt.Sprint("stranger", i)
+		if i%100 == 0 {
+			user = fmt.Sprint("member", i/100)
+		}
+		c := liveAs(t, env, user)
+		c.subscribe("1", taskChangedQuery, nil)
+		if i%100 == 0 {
+			members = append(members, c)
+		}
+	}
+	waitSubscribers(t, env, 1000)
+	hook := &lastStatement{}
+	//lint:ignore SA1019 the database is already in use; WithQueryHook would give a clone it does not use
+	env.Server.DB().AddQueryHook(hook)
+
+	const n = 10
+	var toMembers, toQuiet []time.Duration
+	var statements []int64
+	for i := range n {
+		hook.n.Store(0)
+		sent := time.Now()
+		if i%2 == 0 {
+			_, err = client.ClaimTask(ctx, env.GraphQL("member0"), taskID)
+		} else {
+			_, err = client.RevokeTask(ctx, env.GraphQL("member0"), taskID)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range members {
+			if ev := m.nextTask("1"); ev.Task.ID != taskID {
+				t.Fatalf("a member heard %+v", ev)
+			}
+		}
+		toMembers = append(toMembers, time.Since(sent))
+		// Quiet: no statement for half a second.
+		for {
+			before := hook.n.Load()
+			time.Sleep(500 * time.Millisecond)
+			if hook.n.Load() == before {
+				break
+			}
+		}
+		statements = append(statements, hook.n.Load())
+		toQuiet = append(toQuiet, time.Unix(0, hook.last.Load()).Sub(sent))
+	}
+	slices.Sort(statements)
+	t.Logf("1,000 taskChanged subscribers, 10 in the team; per change: %d–%d statements (the command's own included); "+
+		"send→last member's event p50 %v max %v; send→last statement p50 %v max %v",
+		statements[0], statements[n-1], pct(toMembers, 50), pct(toMembers, 100), pct(toQuiet, 50), pct(toQuiet, 100))
+}
+
+// lastStatement counts statements and keeps when the last one ended.
+type lastStatement struct {
+	n    atomic.Int64
+	last atomic.Int64 // Unix ns
+}
+
+func (h *lastStatement) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+	h.n.Add(1)
+	return ctx
+}
+
+func (h *lastStatement) AfterQuery(context.Context, *bun.QueryEvent) {
+	h.last.Store(time.Now().UnixNano())
 }

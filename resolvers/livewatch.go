@@ -2,9 +2,10 @@ package resolvers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
-	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/casegraph/casegraph/model"
@@ -12,7 +13,7 @@ import (
 )
 
 // maxResume bounds the tasks a resuming taskChanged subscription is sent
-// before the live events.
+// before the live events; more refuses the resume.
 const maxResume = 1000
 
 // maxWatched bounds the cases a task subscription remembers a watermark
@@ -43,7 +44,13 @@ func fingerprint(t service.Task, matches bool) uint64 {
 	return h.Sum64()
 }
 
-func (w *taskWatch) run(ctx context.Context, changes *service.Subscription, after *time.Time, out chan<- *model.TaskChange) {
+// errMissedTooMany refuses a resume that would send more than maxResume
+// tasks: the client must read its list again.
+var errMissedTooMany = service.Ef("graphql.subscription", service.Invalid,
+	"More than %d tasks changed since after; read the tasks again and subscribe without after", maxResume)
+
+// run sends first (the resume of after), then the events of each change.
+func (w *taskWatch) run(ctx context.Context, changes *service.Subscription, first []*model.TaskChange, out chan<- *model.TaskChange) {
 	defer close(out)
 	send := func(ev *model.TaskChange) bool {
 		select {
@@ -53,20 +60,9 @@ func (w *taskWatch) run(ctx context.Context, changes *service.Subscription, afte
 			return false
 		}
 	}
-	if after != nil {
-		q := w.q
-		q.NumberOfResults = maxResume
-		tasks, err := w.svc.ListTasks(ctx, w.who, q)
-		if err != nil {
-			slog.Default().DebugContext(ctx, "live resume failed", "err", err)
-		}
-		// Newest change first: send the oldest first, as they happened.
-		for i := len(tasks) - 1; i >= 0; i-- {
-			if t := tasks[i]; t.LastModified.After(*after) {
-				if !send(&model.TaskChange{Kind: "Resume", Task: toTask(t, false), MatchesFilter: true}) {
-					return
-				}
-			}
+	for _, ev := range first {
+		if !send(ev) {
+			return
 		}
 	}
 	for {
@@ -83,21 +79,48 @@ func (w *taskWatch) run(ctx context.Context, changes *service.Subscription, afte
 			if !send(ev) {
 				return
 			}
+			changes.Sent(c)
 		}
 	}
 }
 
-// dropSlow closes the connection of a subscriber the service dropped for
-// falling behind.
-func dropSlow(ctx context.Context, changes *service.Subscription) {
-	if changes.Dropped() {
-		closeWith(ctx, closeTooSlow, "Too slow: the client fell behind the live updates; reconnect with after")
+// resume returns, as Resume events, the tasks of every case changed at or
+// after since that the caller sees, and that differ from what was sent:
+// every command moves its case's lastModified (a task's own stays through
+// a claim), and a task that left the filter is sent with matchesFilter
+// false, so nothing committed since is missed. More than maxResume tasks
+// is errMissedTooMany.
+func (w *taskWatch) resume(ctx context.Context, since time.Time) ([]*model.TaskChange, error) {
+	all, err := w.svc.ListTasks(ctx, w.who, service.TaskQuery{Tenant: w.q.Tenant, CaseChangedSince: &since, NumberOfResults: maxResume + 1})
+	if err != nil {
+		return nil, err
 	}
+	matching := w.q
+	matching.CaseChangedSince, matching.NumberOfResults = &since, maxResume+1
+	hits, err := w.svc.ListTasks(ctx, w.who, matching)
+	if err != nil {
+		return nil, err
+	}
+	if len(all) > maxResume || len(hits) > maxResume {
+		return nil, errMissedTooMany
+	}
+	// Newest change first: send the oldest first, as they happened.
+	slices.Reverse(all)
+	return w.diff("Resume", all, hits, func(string) bool { return false }), nil
 }
 
 // events are the task events of change c for the subscriber; stop is true
-// when the connection was closed because the caller's account is disabled.
+// when the connection was closed (the caller's account is disabled, or too
+// much was missed to resume).
 func (w *taskWatch) events(ctx context.Context, c service.Change) (_ []*model.TaskChange, stop bool) {
+	if !c.Missed.IsZero() {
+		evs, err := w.resume(ctx, c.Missed)
+		if errors.Is(err, errMissedTooMany) {
+			closeWith(ctx, closeTooSlow, "Too many changes were missed; read the tasks again and subscribe")
+			return nil, true
+		}
+		return evs, disconnectIfDisabled(ctx, err)
+	}
 	if c.CaseID == "" {
 		return nil, checkAccount(ctx, w.svc, w.who, c.Tenant)
 	}
@@ -115,6 +138,12 @@ func (w *taskWatch) events(ctx context.Context, c service.Change) (_ []*model.Ta
 	if err != nil {
 		return nil, disconnectIfDisabled(ctx, err)
 	}
+	return w.diff(c.Kind, all, hits, v.MayPerform), false
+}
+
+// diff turns the tasks the caller sees (all) and those matching its filter
+// (hits) into the events of those that differ from what was sent.
+func (w *taskWatch) diff(kind string, all, hits []service.Task, mayPerform func(id string) bool) []*model.TaskChange {
 	matches := make(map[string]bool, len(hits))
 	for _, t := range hits {
 		matches[t.ID] = true
@@ -133,9 +162,9 @@ func (w *taskWatch) events(ctx context.Context, c service.Change) (_ []*model.Ta
 			continue // not changed by this command, as this caller sees it
 		}
 		w.seen[t.ID] = fp
-		out = append(out, &model.TaskChange{Kind: c.Kind, Task: toTask(t, v.MayPerform(t.ID)), MatchesFilter: matches[t.ID]})
+		out = append(out, &model.TaskChange{Kind: kind, Task: toTask(t, mayPerform(t.ID)), MatchesFilter: matches[t.ID]})
 	}
-	return out, false
+	return out
 }
 
 func containsTask(tasks []service.Task, id string) bool {
@@ -159,7 +188,7 @@ func watchCase(ctx context.Context, svc *service.Service, who service.Identity, 
 			return false
 		}
 	}
-	if after != nil && v.Record.LastModified.After(*after) {
+	if after != nil && !v.Record.LastModified.Before(after.Add(-service.ResumeSlack)) {
 		if !send(&model.CaseChange{Kind: "Resume", Case: toCase(v)}) {
 			return
 		}
@@ -171,13 +200,16 @@ func watchCase(ctx context.Context, svc *service.Service, who service.Identity, 
 			dropSlow(ctx, changes)
 			return
 		}
-		if c.CaseID == "" {
+		kind := c.Kind
+		if !c.Missed.IsZero() {
+			kind = "Resume"
+		} else if c.CaseID == "" {
 			if checkAccount(ctx, svc, who, c.Tenant) {
 				return
 			}
 			continue
 		}
-		if c.CaseID != id {
+		if c.CaseID != id && c.Missed.IsZero() {
 			continue
 		}
 		now, err := svc.GetCase(ctx, who, id)
@@ -187,9 +219,13 @@ func watchCase(ctx context.Context, svc *service.Service, who service.Identity, 
 			}
 			continue // no longer in the team: nothing to hear
 		}
-		if !send(&model.CaseChange{Kind: c.Kind, Case: toCase(now)}) {
+		if !c.Missed.IsZero() && now.Record.LastModified.Before(c.Missed) {
+			continue // not changed while changes were missed
+		}
+		if !send(&model.CaseChange{Kind: kind, Case: toCase(now)}) {
 			return
 		}
+		changes.Sent(c)
 	}
 }
 
@@ -205,4 +241,12 @@ func disconnectIfDisabled(ctx context.Context, err error) bool {
 	}
 	closeWith(ctx, closeDisabled, service.Message(err))
 	return true
+}
+
+// dropSlow closes the connection of a subscriber the service dropped for
+// falling behind.
+func dropSlow(ctx context.Context, changes *service.Subscription) {
+	if changes.Dropped() {
+		closeWith(ctx, closeTooSlow, "Too slow: the client fell behind the live updates; reconnect with after")
+	}
 }

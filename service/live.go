@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -25,6 +24,14 @@ type Change struct {
 	// Kind is the command that changed it ("ClaimTask", "StartCase", …);
 	// a sub case changed by its parent's command carries that command.
 	Kind string `json:"k"`
+	// Missed, set alone, says that changes committed since this instant
+	// may not have been heard (this process's listening connection was
+	// opened again): a subscriber reads again what it follows, as a
+	// client resuming with after.
+	Missed time.Time `json:"-"`
+
+	heard time.Time // when this process heard it
+	aud   *audience // who may be concerned; nil: everyone
 }
 
 // liveChannel is the one PostgreSQL NOTIFY channel every replica listens on.
@@ -84,16 +91,28 @@ func (s *Service) publishLocal(kind string, changes []Change) {
 // RunLive, on PostgreSQL, listens for the changes committed by every
 // replica and fans them out to this process's subscribers, over one
 // connection, until ctx ends; a lost connection is opened again after a
-// short pause (changes committed meanwhile are not heard: a client
-// resumes with its after cursor). On SQLite it only waits for ctx.
+// short pause, and the subscribers are then told what they may have missed
+// (Change.Missed). On SQLite it only waits for ctx.
 func (s *Service) RunLive(ctx context.Context) {
 	if s.db.Flavor != db.Postgres {
 		<-ctx.Done()
 		return
 	}
 	pause := 100 * time.Millisecond
+	// lastHeard is when the listener last heard a change, or began to
+	// listen: what was committed after it, and what committed just before
+	// and was still on its way, is missed when the connection breaks.
+	var lastHeard time.Time
 	for ctx.Err() == nil {
-		err := db.Listen(ctx, s.db, liveChannel, func() { s.liveListening.Store(true) }, func(payload string) {
+		err := db.Listen(ctx, s.db, liveChannel, func() {
+			if !lastHeard.IsZero() {
+				s.live.stats.resyncs.Add(1)
+				s.live.deliver(Change{Missed: lastHeard.Add(-ResumeSlack)})
+			}
+			lastHeard = time.Now()
+			s.liveListening.Store(true)
+		}, func(payload string) {
+			lastHeard = time.Now()
 			var c Change
 			if json.Unmarshal([]byte(payload), &c) == nil && (c.CaseID != "" || c.Tenant != "") {
 				s.live.deliver(c)
@@ -113,123 +132,18 @@ func (s *Service) RunLive(ctx context.Context) {
 	}
 }
 
+// ResumeSlack is how far before a client's after cursor a resume looks: a
+// command stamps lastModified before it commits, so a change committed
+// after the client's last event may carry an earlier lastModified, by at
+// most the command's run time (CASEGRAPH_REQUEST_TIMEOUT bounds a
+// request's) plus the difference between the replicas' clocks.
+const ResumeSlack = 2 * time.Minute
+
 // LiveListening reports whether this process hears the changes of other
 // replicas now: always on SQLite, while RunLive listens on PostgreSQL.
 func (s *Service) LiveListening() bool {
 	return s.db.Flavor != db.Postgres || s.liveListening.Load()
 }
-
-// DefaultSubscriberBuffer is how many changes a subscriber may fall behind
-// before it is dropped.
-const DefaultSubscriberBuffer = 256
-
-// Subscribe returns the changes committed from now on, on every replica,
-// until ctx ends. A subscriber that falls more than its buffer behind is
-// dropped rather than allowed to grow memory; an idle one holds no buffer.
-func (s *Service) Subscribe(ctx context.Context) *Subscription {
-	return s.live.subscribe(ctx)
-}
-
-// Subscription is one subscriber's queue of changes.
-type Subscription struct {
-	h       *hub
-	mu      sync.Mutex
-	queue   []Change
-	wake    chan struct{} // holds a token while queue may be non-empty
-	dropped bool
-}
-
-// Next waits for the next change. ok is false when ctx ended or the
-// subscriber was dropped (Dropped).
-func (sub *Subscription) Next(ctx context.Context) (c Change, ok bool) {
-	for {
-		sub.mu.Lock()
-		if sub.dropped {
-			sub.mu.Unlock()
-			return Change{}, false
-		}
-		if len(sub.queue) > 0 {
-			c = sub.queue[0]
-			sub.queue = sub.queue[1:]
-			if len(sub.queue) == 0 {
-				sub.queue = nil // an idle subscriber keeps no array
-			}
-			sub.mu.Unlock()
-			return c, true
-		}
-		sub.mu.Unlock()
-		select {
-		case <-ctx.Done():
-			return Change{}, false
-		case <-sub.wake:
-		}
-	}
-}
-
-// Dropped reports whether the subscriber fell too far behind.
-func (sub *Subscription) Dropped() bool {
-	sub.mu.Lock()
-	defer sub.mu.Unlock()
-	return sub.dropped
-}
-
-// hub fans changes out to the subscribers of this process.
-type hub struct {
-	mu     sync.Mutex
-	subs   map[*Subscription]struct{}
-	buffer int
-}
-
-func newHub(buffer int) *hub {
-	if buffer <= 0 {
-		buffer = DefaultSubscriberBuffer
-	}
-	return &hub{subs: map[*Subscription]struct{}{}, buffer: buffer}
-}
-
-func (h *hub) subscribe(ctx context.Context) *Subscription {
-	sub := &Subscription{h: h, wake: make(chan struct{}, 1)}
-	h.mu.Lock()
-	h.subs[sub] = struct{}{}
-	h.mu.Unlock()
-	context.AfterFunc(ctx, func() {
-		h.mu.Lock()
-		delete(h.subs, sub)
-		h.mu.Unlock()
-	})
-	return sub
-}
-
-// count is the number of subscribers.
-func (h *hub) count() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.subs)
-}
-
-// deliver never blocks: a subscriber whose queue is full is dropped.
-func (h *hub) deliver(c Change) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for sub := range h.subs {
-		sub.mu.Lock()
-		if len(sub.queue) >= h.buffer {
-			sub.dropped = true
-			sub.queue = nil
-			delete(h.subs, sub)
-		} else {
-			sub.queue = append(sub.queue, c)
-		}
-		sub.mu.Unlock()
-		select {
-		case sub.wake <- struct{}{}:
-		default:
-		}
-	}
-}
-
-// Subscribers is the number of live subscriptions in this process.
-func (s *Service) Subscribers() int { return s.live.count() }
 
 // CheckAccount answers the "account disabled" refusal when the caller's
 // account in tenant is disabled, nil otherwise (also without an account):

@@ -22,6 +22,14 @@ type Observer interface {
 	TimerFired(due, firedAt time.Time)
 }
 
+// LiveObserver, when the Observer implements it too, watches live updates
+// (Service.LiveStats has the counters).
+type LiveObserver interface {
+	// LiveEventSent is called for each event handed to a live connection,
+	// with the time since this process heard of its change.
+	LiveEventSent(delay time.Duration)
+}
+
 // CommandDone is how a command ended.
 type CommandDone struct {
 	// Duration covers every attempt, the pauses between them included.

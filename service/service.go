@@ -141,6 +141,10 @@ func New(d *db.DB, cfg Config) *Service {
 		callWake:       make(chan struct{}, 1),
 	}
 	s.processHTTP = newProcessHTTPClient(s.httpAllow, s.process.Timeout)
+	s.live.audience = s.liveAudience
+	if lo, ok := s.observer.(LiveObserver); ok {
+		s.live.sent = lo.LiveEventSent
+	}
 	if s.httpClient == nil {
 		s.httpClient = &http.Client{Timeout: 10 * time.Second}
 	}

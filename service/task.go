@@ -141,6 +141,9 @@ type TaskQuery struct {
 	SortBy                     string
 	SortOrder                  string
 	After                      *Keyset // pages by keyset instead of Offset
+	// CaseChangedSince keeps the tasks of cases changed at or after it
+	// (live resume).
+	CaseChangedSince *time.Time
 }
 
 // ListTasks returns the tasks the caller may see: of cases it is in the
@@ -183,7 +186,7 @@ func taskFilter(q TaskQuery) (db.TaskFilter, error) {
 	}
 	f := db.TaskFilter{Tenant: q.Tenant, CaseID: q.CaseID, Identifiers: ids, CaseName: q.CaseName, TaskName: q.TaskName,
 		Assignee: q.Assignee, Owner: q.Owner, Offset: q.Offset, Limit: pageSize(q.NumberOfResults), SortBy: q.SortBy,
-		Ascending: strings.EqualFold(q.SortOrder, "asc"), After: q.After}
+		Ascending: strings.EqualFold(q.SortOrder, "asc"), After: q.After, CaseChangedSince: q.CaseChangedSince}
 	for _, st := range strings.Split(q.TaskState, ";") {
 		if st = strings.TrimSpace(st); st != "" {
 			f.TaskStates = append(f.TaskStates, st)

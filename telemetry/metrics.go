@@ -39,6 +39,9 @@ type Metrics struct {
 
 	timerFirings prometheus.Counter
 	timerLag     prometheus.Histogram
+
+	live      *liveCollector
+	liveDelay prometheus.Histogram
 }
 
 // latencyBuckets span a cached read (a millisecond) to a request at its
@@ -75,8 +78,12 @@ func NewMetrics() *Metrics {
 		Help: "Timers fired by this process."})
 	m.timerLag = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "casegraph_timer_lag_seconds",
 		Help: "How late a timer fired after its due moment.", Buckets: []float64{.01, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300}})
+	m.live = newLiveCollector()
+	m.liveDelay = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "casegraph_live_delay_seconds",
+		Help:    "Time from this process hearing a change to its event handed to a live connection (the subscriber's reads included).",
+		Buckets: liveDelayBuckets})
 	for _, c := range []prometheus.Collector{m.httpRequests, m.httpDuration, m.httpInFlight, m.gqlOperations, m.gqlDuration,
-		m.gqlErrors, m.commands, m.commandDuration, m.commandRetries, m.timerFirings, m.timerLag} {
+		m.gqlErrors, m.commands, m.commandDuration, m.commandRetries, m.timerFirings, m.timerLag, m.live, m.liveDelay} {
 		f(c)
 	}
 	return m

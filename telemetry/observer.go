@@ -57,6 +57,12 @@ func (o observer) CommandStarted(ctx context.Context, kind string) (context.Cont
 	}
 }
 
+func (o observer) LiveEventSent(delay time.Duration) {
+	if o.m != nil {
+		o.m.liveEventSent(delay.Seconds())
+	}
+}
+
 func (o observer) TimerFired(due, firedAt time.Time) {
 	if o.m != nil {
 		o.m.timerFired(firedAt.Sub(due))

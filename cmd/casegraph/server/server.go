@@ -118,6 +118,9 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 			TenantUsers: cfg.MaxTenantUsers, RolesPerUser: cfg.MaxRolesPerUser, CaseFileBytes: cfg.MaxCaseFileBytes},
 	})
 
+	if metrics != nil {
+		metrics.SetLive(svc.LiveStats)
+	}
 	s := &Server{cfg: cfg, db: d, svc: svc, verifier: verifier, logger: logger, inFlight: make(chan struct{}, cfg.MaxInFlight),
 		bodies: &bodyBudget{max: maxBufferedBodies}, metrics: metrics, dev: dev}
 	s.handler = s.routes()
