@@ -51,3 +51,11 @@ func audienceHas(aud any, want string) bool {
 	}
 	return false
 }
+
+// expiryOf is the token's exp claim as a time; checkClaims has refused a
+// token whose exp is missing or not a number, so zero means none.
+func expiryOf(claims map[string]any) time.Time {
+	secs, _ := claims["exp"].(float64)
+	sec, frac := math.Modf(secs)
+	return time.Unix(int64(sec), int64(frac*1e9))
+}

@@ -55,6 +55,8 @@ type Verifier struct {
 	// next token that verifies: the health report shows it.
 	mu          sync.Mutex
 	unreachable string
+
+	verified verifiedCache
 }
 
 // issuer resolves its keys lazily, so that a server starts while an identity
@@ -137,30 +139,45 @@ func (v *Verifier) Authenticate(r *http.Request) (Identity, error) {
 
 // Verify checks a raw JWT.
 func (v *Verifier) Verify(ctx context.Context, raw string) (Identity, error) {
-	claims, err := unverifiedClaims(raw)
+	now := v.now()
+	if who, ok := v.verified.get(raw, now); ok {
+		return who, nil
+	}
+	who, expires, err := v.verify(ctx, raw)
 	if err != nil {
 		return Identity{}, err
 	}
+	v.verified.put(raw, who, expires, now)
+	return who, nil
+}
+
+// verify checks a raw JWT and returns who it names and when it stops being
+// valid (its exp plus the leeway).
+func (v *Verifier) verify(ctx context.Context, raw string) (Identity, time.Time, error) {
+	claims, err := unverifiedClaims(raw)
+	if err != nil {
+		return Identity{}, time.Time{}, err
+	}
 	iss, _ := claims["iss"].(string)
 	if iss == "" {
-		return Identity{}, errNoIssuer
+		return Identity{}, time.Time{}, errNoIssuer
 	}
 	is := v.issuers[iss]
 	if is == nil {
-		return Identity{}, tokenErrorf("JWT token has invalid issuer '%s', please use another identity provider", iss)
+		return Identity{}, time.Time{}, tokenErrorf("JWT token has invalid issuer '%s', please use another identity provider", iss)
 	}
 	if _, ok := claims["exp"]; !ok {
-		return Identity{}, tokenErrorf("Token cannot be verified: the token has no expiry ('exp' claim)")
+		return Identity{}, time.Time{}, tokenErrorf("Token cannot be verified: the token has no expiry ('exp' claim)")
 	}
 	// The claims are checked before the signature only for their clearer
 	// answers: a token that passes here must still verify below.
 	if err := v.checkClaims(claims); err != nil {
-		return Identity{}, err
+		return Identity{}, time.Time{}, err
 	}
 	verifier, err := is.resolve(ctx, v.client, v.now)
 	if err != nil {
 		v.setUnreachable(err.Error())
-		return Identity{}, err
+		return Identity{}, time.Time{}, err
 	}
 	var fetchErr error
 	ctx = context.WithValue(ctx, fetchErrKey{}, &fetchErr)
@@ -170,11 +187,11 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (Identity, error) {
 		case fetchErr != nil:
 			err := fmt.Errorf("%w: issuer %s: %v", ErrIDPUnreachable, iss, fetchErr)
 			v.setUnreachable(err.Error())
-			return Identity{}, err
+			return Identity{}, time.Time{}, err
 		case errors.As(err, &expired):
-			return Identity{}, errExpired
+			return Identity{}, time.Time{}, errExpired
 		default:
-			return Identity{}, tokenErrorf("Token cannot be verified: %s", strings.TrimPrefix(err.Error(), "oidc: "))
+			return Identity{}, time.Time{}, tokenErrorf("Token cannot be verified: %s", strings.TrimPrefix(err.Error(), "oidc: "))
 		}
 	}
 	v.setUnreachable("")
@@ -182,15 +199,15 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (Identity, error) {
 	// empty user id here and refuses it later, per command.
 	user, ok := claims[v.claim].(string)
 	if !ok {
-		return Identity{}, tokenErrorf("Invalid token: claim '%s' is missing", v.claim)
+		return Identity{}, time.Time{}, tokenErrorf("Invalid token: claim '%s' is missing", v.claim)
 	}
 	if strings.ContainsRune(user, 0) {
 		// Neither database stores a NUL in text; SQLite cut the query at it
 		// and every request of such a token was a 500.
-		return Identity{}, tokenErrorf("Invalid token: claim '%s' holds a NUL character", v.claim)
+		return Identity{}, time.Time{}, tokenErrorf("Invalid token: claim '%s' holds a NUL character", v.claim)
 	}
 	clientID, _ := claims["client_id"].(string)
-	return Identity{UserID: user, ClientID: clientID}, nil
+	return Identity{UserID: user, ClientID: clientID}, expiryOf(claims).Add(v.leeway), nil
 }
 
 func (v *Verifier) setUnreachable(msg string) {
