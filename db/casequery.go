@@ -64,7 +64,11 @@ var CaseSortColumns = map[string]string{
 // whole before the page is cut; with their states when withState is set.
 func ListCases(ctx context.Context, idb bun.IDB, userID string, f CaseFilter, withState bool) ([]LoadedCase, error) {
 	var rows []caseRow
-	q := idb.NewSelect().Model(&rows).
+	scope, err := scopeFor(ctx, idb, userID)
+	if err != nil {
+		return nil, err
+	}
+	q := scope.from(idb.NewSelect().Model(&rows), idb, "cases", "case_row", "id").
 		Where(visibleCase("case_row.id", "case_row.tenant"), userID)
 	if !withState {
 		q = q.ExcludeColumn("snapshot")
@@ -90,7 +94,11 @@ func ListCases(ctx context.Context, idb bun.IDB, userID string, f CaseFilter, wi
 
 // CountCases counts the cases ListCases would list without paging.
 func CountCases(ctx context.Context, idb bun.IDB, userID string, f CaseFilter) (int, error) {
-	q := idb.NewSelect().Model((*caseRow)(nil)).
+	scope, err := scopeFor(ctx, idb, userID)
+	if err != nil {
+		return 0, err
+	}
+	q := scope.from(idb.NewSelect().Model((*caseRow)(nil)), idb, "cases", "case_row", "id").
 		Where(visibleCase("case_row.id", "case_row.tenant"), userID)
 	n, err := applyCaseFilter(q, "case_row", f).Count(ctx)
 	if err != nil {

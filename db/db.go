@@ -100,6 +100,14 @@ func openPostgres(dsn string) (*DB, error) {
 		// one.
 		cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
 	}
+	if _, set := cfg.RuntimeParams["jit"]; !set && !strings.Contains(dsn, "jit") {
+		// JIT compiling a plan pays off for long analytical queries, not
+		// for a command's millisecond statements, and the planner decides
+		// on its cost estimates: on tables without statistics yet (a bulk
+		// load before autovacuum came by) it compiled for two seconds to
+		// run a list query of 76 ms.
+		cfg.RuntimeParams["jit"] = "off"
+	}
 	sqldb := stdlib.OpenDB(*cfg)
 	sqldb.SetMaxOpenConns(20)
 	sqldb.SetMaxIdleConns(10)

@@ -69,7 +69,7 @@ func TestListPlansAfterBulkLoad(t *testing.T) {
 		`INSERT INTO tenants (name, created_at, created_by, last_modified, modified_by) VALUES ('acme', now(), 'admin', now(), 'admin')`,
 		`INSERT INTO definition_documents (hash, xml, created_at) VALUES ('h', '<definitions/>', now())`,
 		`INSERT INTO tenant_users (tenant, user_id, is_owner) SELECT 'acme', 'u' || i, i = 0 FROM generate_series(0, 999) AS i`,
-		`INSERT INTO tenant_users (tenant, user_id) VALUES ('acme', 'alice')`,
+		`INSERT INTO tenant_users (tenant, user_id) VALUES ('acme', 'alice'), ('acme', 'carol'), ('acme', 'dave')`,
 		`INSERT INTO tenant_user_roles (tenant, user_id, role) SELECT 'acme', 'u' || i, 'Clerk' FROM generate_series(0, 99) AS i`,
 		`INSERT INTO cases (id, tenant, name, definition_name, definition_hash, state, root_case_id, created_on, created_by,
 			last_modified, modified_by, version, snapshot)
@@ -79,6 +79,8 @@ func TestListPlansAfterBulkLoad(t *testing.T) {
 			SELECT 'c' || i, 'user', 'u' || (i % 1000), true, 'Tenant' FROM generate_series(1, ?0) AS i`,
 		`INSERT INTO case_team_members (case_id, member_type, member_id, origin)
 			SELECT 'c' || i, 'user', 'alice', 'Tenant' FROM generate_series(10, ?0, 10) AS i`,
+		`INSERT INTO case_team_members (case_id, member_type, member_id, origin)
+			SELECT 'c' || i, 'user', 'carol', 'Tenant' FROM generate_series(1000, ?0, 1000) AS i`,
 		`INSERT INTO case_team_roles (case_id, member_type, member_id, role)
 			SELECT case_id, member_type, member_id, 'Worker' FROM case_team_members`,
 		`INSERT INTO tasks (id, case_id, tenant, case_name, task_name, task_state, role, assignee, owner, created_on, created_by,
@@ -112,6 +114,22 @@ func TestListPlansAfterBulkLoad(t *testing.T) {
 		}},
 		{"inbox: tasks assigned to alice (first 20)", func() error {
 			_, err := db.ListTasks(ctx, d, "alice", db.TaskFilter{Assignee: "alice", Limit: 20})
+			return err
+		}},
+		{"carol (in 0.1 % of the cases): inbox, unassigned tasks of the tenant (first 20)", func() error {
+			_, err := db.ListTasks(ctx, d, "carol", db.TaskFilter{Tenant: "acme", TaskStates: []string{"Unassigned"}, Limit: 20})
+			return err
+		}},
+		{"carol: GET /cases (first page of 100)", func() error {
+			_, err := db.ListCases(ctx, d, "carol", db.CaseFilter{Limit: 100}, false)
+			return err
+		}},
+		{"dave (an account in no case): inbox, unassigned tasks of the tenant (first 20)", func() error {
+			_, err := db.ListTasks(ctx, d, "dave", db.TaskFilter{Tenant: "acme", TaskStates: []string{"Unassigned"}, Limit: 20})
+			return err
+		}},
+		{"dave: GET /tasks (first page of 100)", func() error {
+			_, err := db.ListTasks(ctx, d, "dave", db.TaskFilter{Limit: 100})
 			return err
 		}},
 	}

@@ -168,7 +168,16 @@ var TaskSortColumns = map[string]string{
 // ListTasks returns the tasks visible to userID that pass f.
 func ListTasks(ctx context.Context, idb bun.IDB, userID string, f TaskFilter) ([]Task, error) {
 	var rows []taskRow
-	q := filterTasks(idb.NewSelect().Model(&rows), userID, f)
+	q := idb.NewSelect().Model(&rows)
+	if f.Assignee == "" && f.CaseID == "" {
+		// The other two read by their own index.
+		scope, err := scopeFor(ctx, idb, userID)
+		if err != nil {
+			return nil, err
+		}
+		q = scope.from(q, idb, "tasks", "task_row", "case_id")
+	}
+	q = filterTasks(q, userID, f)
 	q = sortAndPage(q, taskOrder, f.SortBy, f.Ascending, f.Offset, f.Limit, f.After)
 	if err := q.Scan(ctx); err != nil {
 		return nil, fmt.Errorf("db: list tasks: %w", err)
@@ -227,7 +236,11 @@ func CountTasks(ctx context.Context, idb bun.IDB, userID, tenant string) (TaskCo
 		return c, fmt.Errorf("db: count claimed tasks: %w", err)
 	}
 	c.Claimed = int(n)
-	q = idb.NewSelect().Model((*taskRow)(nil)).
+	scope, err := scopeFor(ctx, idb, userID)
+	if err != nil {
+		return c, err
+	}
+	q = scope.from(idb.NewSelect().Model((*taskRow)(nil)), idb, "tasks", "task_row", "case_id").
 		Where("task_row.assignee = ''").
 		Where("task_row.task_state NOT IN ('Completed', 'Terminated')").
 		Where(`EXISTS (SELECT 1 FROM case_team_members AS m
