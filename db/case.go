@@ -58,19 +58,6 @@ func (r caseRow) record() CaseRecord {
 		CreatedOn: r.CreatedOn, CreatedBy: r.CreatedBy, LastModified: r.LastModified, ModifiedBy: r.ModifiedBy, Version: r.Version}
 }
 
-type caseEventRow struct {
-	bun.BaseModel `bun:"table:case_events"`
-
-	CaseID  string    `bun:"case_id,pk"`
-	Seq     int64     `bun:"seq,pk"`
-	Type    string    `bun:"type"`
-	Payload string    `bun:"payload"`
-	UserID  string    `bun:"user_id"`
-	At      time.Time `bun:"at"`
-	// CorrelationID ties the event to the request that caused it.
-	CorrelationID string `bun:"correlation_id"`
-}
-
 type teamMemberRow struct {
 	bun.BaseModel `bun:"table:case_team_members"`
 
@@ -277,24 +264,6 @@ func isCaseIDTaken(err error) bool {
 	return IsUniqueViolation(err) && (strings.Contains(msg, `"cases_pkey"`) || strings.Contains(msg, "cases.id"))
 }
 
-func addEvents(b *stmtBatch, caseID string, w CaseWrite) error {
-	if len(w.Events) == 0 {
-		return nil
-	}
-	first := w.State.Sequence - int64(len(w.Events)) + 1
-	rows := make([]caseEventRow, len(w.Events))
-	for i, e := range w.Events {
-		payload, err := e.MarshalPayload()
-		if err != nil {
-			return fmt.Errorf("db: encode event %s: %w", e.Type, err)
-		}
-		rows[i] = caseEventRow{CaseID: caseID, Seq: first + int64(i), Type: e.Type, Payload: string(payload), UserID: w.User, At: w.At,
-			CorrelationID: w.CorrelationID}
-	}
-	b.add("insert case events", b.idb.NewInsert().Model(&rows))
-	return nil
-}
-
 // LoadCase returns a case's record and state.
 func LoadCase(ctx context.Context, idb bun.IDB, id string) (CaseRecord, *engine.Case, error) {
 	return loadCase(ctx, idb, id, "")
@@ -383,60 +352,6 @@ func decodeSnapshot(row caseRow) (*engine.Case, error) {
 // CaseExists reports whether a case (or any actor) id is taken.
 func CaseExists(ctx context.Context, idb bun.IDB, id string) (bool, error) {
 	return idb.NewSelect().Model((*caseRow)(nil)).Where("id = ?", id).Exists(ctx)
-}
-
-// CaseEvent is one stored event.
-type CaseEvent struct {
-	CaseID  string
-	Tenant  string // the case's tenant, filled by the caller that knows it
-	Seq     int64
-	Type    string
-	Payload json.RawMessage
-	UserID  string
-	At      time.Time
-	// CorrelationID is the id of the request (or command) that caused it.
-	CorrelationID string
-}
-
-// CaseEvents returns the events of a case in order.
-func CaseEvents(ctx context.Context, idb bun.IDB, caseID string) ([]CaseEvent, error) {
-	var rows []caseEventRow
-	if err := idb.NewSelect().Model(&rows).Where("case_id = ?", caseID).Order("seq").Scan(ctx); err != nil {
-		return nil, fmt.Errorf("db: select case events: %w", err)
-	}
-	out := make([]CaseEvent, len(rows))
-	for i, r := range rows {
-		out[i] = CaseEvent{CaseID: r.CaseID, Seq: r.Seq, Type: r.Type, Payload: json.RawMessage(r.Payload), UserID: r.UserID, At: r.At,
-			CorrelationID: r.CorrelationID}
-	}
-	return out, nil
-}
-
-// VisibleCaseEvents returns the events of those of caseIDs visible to
-// userID, in order, by case.
-func VisibleCaseEvents(ctx context.Context, idb bun.IDB, userID string, caseIDs []string) (map[string][]CaseEvent, error) {
-	out := make(map[string][]CaseEvent, len(caseIDs))
-	if len(caseIDs) == 0 {
-		return out, nil
-	}
-	var rows []struct {
-		caseEventRow
-		Tenant string `bun:"tenant"`
-	}
-	err := idb.NewSelect().TableExpr("case_events AS e").
-		ColumnExpr("e.case_id, e.seq, e.type, e.payload, e.user_id, e.at, e.correlation_id, c.tenant").
-		Join("JOIN cases AS c ON c.id = e.case_id").
-		Where("e.case_id IN (?)", bun.List(caseIDs)).
-		Where(visibleCase("c.id", "c.tenant"), userID).
-		OrderExpr("e.case_id, e.seq").Scan(ctx, &rows)
-	if err != nil {
-		return nil, fmt.Errorf("db: select case events: %w", err)
-	}
-	for _, r := range rows {
-		out[r.CaseID] = append(out[r.CaseID], CaseEvent{CaseID: r.CaseID, Tenant: r.Tenant, Seq: r.Seq, Type: r.Type,
-			Payload: json.RawMessage(r.Payload), UserID: r.UserID, At: r.At, CorrelationID: r.CorrelationID})
-	}
-	return out, nil
 }
 
 // UserTenantRoles returns the roles of an enabled account of userID in

@@ -12,12 +12,15 @@ import (
 )
 
 // CaseArchive is every row of a case tree (a case and its sub cases), as
-// archived: restoring it puts back exactly these rows.
+// archived: restoring it puts back exactly these rows. Events are one per
+// event, as they were stored before a command's events became one row:
+// archives of either time restore alike.
 type CaseArchive struct {
-	CaseID      string
-	Tenant      string
-	ArchivedAt  time.Time
-	Cases       []caseRow
+	CaseID     string
+	Tenant     string
+	ArchivedAt time.Time
+	Cases      []caseRow
+	// Events are in order by case and sequence number.
 	Events      []caseEventRow
 	Members     []teamMemberRow
 	Roles       []teamRoleRow
@@ -58,7 +61,18 @@ func ExportCaseTree(ctx context.Context, idb bun.IDB, id string) (CaseArchive, e
 		return CaseArchive{}, ErrNotFound
 	}
 	a.Tenant = a.Cases[0].Tenant
-	for _, m := range []any{&a.Events, &a.Members, &a.Roles, &a.GroupRoles, &a.PlanItems, &a.Tasks, &a.Files, &a.Identifiers, &a.Timers} {
+	var batches []caseEventBatchRow
+	if err := idb.NewSelect().Model(&batches).Where("case_id IN (?)", bun.List(ids)).Order("case_id", "first_seq").Scan(ctx); err != nil {
+		return CaseArchive{}, fmt.Errorf("db: export case events: %w", err)
+	}
+	for _, b := range batches {
+		events, err := b.expand()
+		if err != nil {
+			return CaseArchive{}, err
+		}
+		a.Events = append(a.Events, events...)
+	}
+	for _, m := range []any{&a.Members, &a.Roles, &a.GroupRoles, &a.PlanItems, &a.Tasks, &a.Files, &a.Identifiers, &a.Timers} {
 		if err := idb.NewSelect().Model(m).Where("case_id IN (?)", bun.List(ids)).Scan(ctx); err != nil {
 			return CaseArchive{}, fmt.Errorf("db: export case rows: %w", err)
 		}
@@ -68,11 +82,15 @@ func ExportCaseTree(ctx context.Context, idb bun.IDB, id string) (CaseArchive, e
 
 // ImportCaseTree puts back the rows of an archive. The ids must be free.
 func ImportCaseTree(ctx context.Context, idb bun.IDB, a CaseArchive) error {
+	batches, err := batchesOf(a.Events)
+	if err != nil {
+		return err
+	}
 	// Parents before children: the foreign keys point at cases and members.
 	for _, t := range []struct {
 		rows any
 		n    int
-	}{{&a.Cases, len(a.Cases)}, {&a.Events, len(a.Events)}, {&a.Members, len(a.Members)}, {&a.Roles, len(a.Roles)}, {&a.GroupRoles, len(a.GroupRoles)},
+	}{{&a.Cases, len(a.Cases)}, {&batches, len(batches)}, {&a.Members, len(a.Members)}, {&a.Roles, len(a.Roles)}, {&a.GroupRoles, len(a.GroupRoles)},
 		{&a.PlanItems, len(a.PlanItems)}, {&a.Tasks, len(a.Tasks)}, {&a.Files, len(a.Files)},
 		{&a.Identifiers, len(a.Identifiers)}, {&a.Timers, len(a.Timers)}} {
 		if t.n == 0 {
@@ -87,7 +105,7 @@ func ImportCaseTree(ctx context.Context, idb bun.IDB, a CaseArchive) error {
 
 // caseRowTables are the tables holding a case's rows besides cases,
 // children first.
-var caseRowTables = []string{"case_team_roles", "case_team_group_roles", "case_team_members", "case_events", "plan_items", "tasks", "case_files",
+var caseRowTables = []string{"case_team_roles", "case_team_group_roles", "case_team_members", "case_event_batches", "plan_items", "tasks", "case_files",
 	"case_identifiers", "case_timers", "process_outbox"}
 
 // deleteCaseRows deletes every row of the cases ids, not counting on

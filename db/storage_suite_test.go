@@ -37,6 +37,7 @@ func exercise(t *testing.T, open func(t *testing.T) *db.DB) {
 	t.Run("Identifiers", func(t *testing.T) { exerciseIdentifiers(t, open) })
 	t.Run("Timers", func(t *testing.T) { exerciseTimers(t, open) })
 	t.Run("Outbox", func(t *testing.T) { exerciseOutbox(t, open) })
+	t.Run("EventBatches", func(t *testing.T) { exerciseEventBatches(t, open) })
 	t.Run("Storage", func(t *testing.T) { exerciseArchive(t, open) })
 	t.Run("Faults", func(t *testing.T) { exerciseFaults(t, open) })
 }

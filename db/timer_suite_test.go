@@ -96,7 +96,7 @@ func exerciseArchive(t *testing.T, open func(t *testing.T) *db.DB) {
 	ids, err := db.RemoveCaseTree(ctx, d, "root", "acme", true, t0)
 	must(t, err)
 	wantIDs(t, "removed ids", ids, []string{"root", "sub"})
-	for _, table := range []string{"case_events", "case_team_members", "case_team_roles", "case_team_group_roles", "plan_items", "tasks", "case_files", "case_identifiers", "case_timers", "process_outbox"} {
+	for _, table := range []string{"case_event_batches", "case_team_members", "case_team_roles", "case_team_group_roles", "plan_items", "tasks", "case_files", "case_identifiers", "case_timers", "process_outbox"} {
 		if n := count(t, d, table, "case_id IN ('root', 'sub')"); n != 0 {
 			t.Errorf("%s keeps %d rows of the removed tree", table, n)
 		}
@@ -126,7 +126,7 @@ func exerciseArchive(t *testing.T, open func(t *testing.T) *db.DB) {
 	}
 
 	must(t, db.DeleteTenant(ctx, d, "acme", t0))
-	for _, table := range []string{"cases", "tenant_users", "tenant_user_roles", "case_events"} {
+	for _, table := range []string{"cases", "tenant_users", "tenant_user_roles", "case_event_batches"} {
 		if n := count(t, d, table, "1 = 1"); n != 0 && table != "tenant_users" {
 			t.Errorf("%s keeps %d rows after the tenant was deleted", table, n)
 		}

@@ -23,7 +23,7 @@ func TestForceRecovery(t *testing.T) {
 			}
 			return n
 		}
-		tables := []string{"plan_items", "tasks", "case_team_members", "case_team_roles", "case_files", "case_events"}
+		tables := []string{"plan_items", "tasks", "case_team_members", "case_team_roles", "case_files", "case_event_batches"}
 		before := map[string]int64{}
 		for _, tb := range tables {
 			before[tb] = count(tb)
@@ -58,8 +58,8 @@ func TestForceRecovery(t *testing.T) {
 		taskNamed(t, env, "alice", id, "Review application")
 		// Recovering an intact case changes nothing either.
 		expect(t, env.Do(servertest.Request{Method: "PATCH", Path: "/debug/force-recovery/" + id, User: "alice"}), 200, "Forced recovery of "+id)
-		if n := count("case_events"); n != before["case_events"] {
-			t.Errorf("%d events after two recoveries, %d before", n, before["case_events"])
+		if n := count("case_event_batches"); n != before["case_event_batches"] {
+			t.Errorf("%d event rows after two recoveries, %d before", n, before["case_event_batches"])
 		}
 	}, func(c *server.Config) { c.ForceRecovery = true })
 }

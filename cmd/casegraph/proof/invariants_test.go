@@ -83,24 +83,39 @@ var taskPlanState = map[string]string{
 func checkInvariants(t *testing.T, d *db.DB, tenant string, acks []load.Ack, timersDone bool) {
 	t.Helper()
 	ctx := context.Background()
-	rows, err := d.QueryContext(ctx, `SELECT e.case_id, e.seq, e.type, e.payload FROM case_events e
-		WHERE e.case_id IN (SELECT id FROM cases WHERE tenant = ?) ORDER BY e.case_id, e.seq`, tenant)
+	// A command's events of a case are one row; the checks read them one
+	// by one, numbered from the row's first sequence number.
+	rows, err := d.QueryContext(ctx, `SELECT e.case_id, e.first_seq, e.last_seq, e.events FROM case_event_batches e
+		WHERE e.case_id IN (SELECT id FROM cases WHERE tenant = ?) ORDER BY e.case_id, e.first_seq`, tenant)
 	if err != nil {
 		t.Fatal(err)
 	}
 	events := map[string][]event{}
 	for rows.Next() {
 		var (
-			caseID, payload string
-			e               event
+			caseID, batch string
+			first, last   int64
+			batched       []struct {
+				Type    string          `json:"type"`
+				Payload json.RawMessage `json:"payload"`
+			}
 		)
-		if err := rows.Scan(&caseID, &e.seq, &e.typ, &payload); err != nil {
+		if err := rows.Scan(&caseID, &first, &last, &batch); err != nil {
 			t.Fatal(err)
 		}
-		if err := json.Unmarshal([]byte(payload), &e); err != nil {
-			t.Fatalf("case %s event %d: %v", caseID, e.seq, err)
+		if err := json.Unmarshal([]byte(batch), &batched); err != nil {
+			t.Fatalf("case %s events %d-%d: %v", caseID, first, last, err)
 		}
-		events[caseID] = append(events[caseID], e)
+		if int64(len(batched)) != last-first+1 {
+			t.Errorf("case %s: events %d-%d hold %d events", caseID, first, last, len(batched))
+		}
+		for i, b := range batched {
+			e := event{seq: first + int64(i), typ: b.Type}
+			if err := json.Unmarshal(b.Payload, &e); err != nil {
+				t.Fatalf("case %s event %d: %v", caseID, e.seq, err)
+			}
+			events[caseID] = append(events[caseID], e)
+		}
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
