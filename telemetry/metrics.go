@@ -39,6 +39,8 @@ type Metrics struct {
 
 	timerFirings prometheus.Counter
 	timerLag     prometheus.Histogram
+
+	outbox *outboxMetrics // telemetry/outbox.go
 }
 
 // latencyBuckets span a cached read (a millisecond) to a request at its
@@ -79,6 +81,7 @@ func NewMetrics() *Metrics {
 		m.gqlErrors, m.commands, m.commandDuration, m.commandRetries, m.timerFirings, m.timerLag} {
 		f(c)
 	}
+	m.outbox = newOutboxMetrics(m.reg)
 	return m
 }
 
