@@ -18,8 +18,8 @@ type levelCounter struct {
 }
 
 func (c *levelCounter) Enabled(context.Context, slog.Level) bool { return true }
-func (c *levelCounter) WithAttrs([]slog.Attr) slog.Handler      { return c }
-func (c *levelCounter) WithGroup(string) slog.Handler           { return c }
+func (c *levelCounter) WithAttrs([]slog.Attr) slog.Handler       { return c }
+func (c *levelCounter) WithGroup(string) slog.Handler            { return c }
 func (c *levelCounter) Handle(_ context.Context, r slog.Record) error {
 	c.n[r.Level]++
 	c.msgs = append(c.msgs, r.Message)
