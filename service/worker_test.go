@@ -112,7 +112,8 @@ func newWorkerRig(t *testing.T, d *db.DB) *workerRig {
 		_, _ = w.Write([]byte(`{"rate": 3, "name": "Ann"}`))
 	}))
 	t.Cleanup(registry.Close)
-	r.svc = service.New(d, service.Config{PlatformOwners: []string{"admin"}, Logger: slog.New(r.logs),
+	hooked := &db.DB{DB: d.WithQueryHook(r.failed), Flavor: d.Flavor}
+	r.svc = service.New(hooked, service.Config{PlatformOwners: []string{"admin"}, Logger: slog.New(r.logs),
 		TimerFired: func(tm db.DueTimer, at time.Time) { r.fired <- firing{tm, at} }})
 	ctx, owner, tenant := context.Background(), true, "acme"
 	if _, _, err := r.svc.CreateTenant(ctx, auth.Identity{UserID: "admin"}, "acme", []service.UserInput{{UserID: "alice", IsOwner: &owner}}); err != nil {
@@ -132,7 +133,7 @@ func newWorkerRig(t *testing.T, d *db.DB) *workerRig {
 		Inputs: map[string]any{"Request": map[string]any{"registry": registry.URL, "applicant": "ann", "area": 40, "urgent": true}}}); err != nil {
 		t.Fatal(err)
 	}
-	d.AddQueryHook(r.failed)
+	r.failed.n.Store(0)
 	return r
 }
 
@@ -338,3 +339,59 @@ func (o *countingObserver) add(outcome string, took time.Duration) {
 }
 
 var _ service.WorkerObserver = (*countingObserver)(nil)
+
+// statements counts every statement sent.
+type statements struct{ n atomic.Int64 }
+
+func (s *statements) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+func (s *statements) AfterQuery(context.Context, *bun.QueryEvent)                        { s.n.Add(1) }
+
+// TestTimerHeldElsewhereDoesNotSpin: while a command of another replica
+// holds the case of a due timer, the runner looks again after a short
+// pause rather than at once, and fires the timer once the case is free.
+func TestTimerHeldElsewhereDoesNotSpin(t *testing.T) {
+	if dbtest.DatabaseURL() == "none" {
+		t.Skip("needs PostgreSQL: SQLite has no row locks")
+	}
+	d := dbtest.Open(t, db.Postgres)
+	fired := make(chan firing, 10)
+	setup := alarmService(t, d, fired, true)
+	id := startAlarm(t, setup)
+	ctx := context.Background()
+	holder, err := d.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = holder.Rollback() }()
+	if _, err := holder.ExecContext(ctx, "SELECT id FROM cases WHERE id = ? FOR UPDATE", id); err != nil {
+		t.Fatal(err)
+	}
+	dbtest.Until(t, 5*time.Second, "the alarm is due", func() (bool, error) {
+		due, ok, err := db.NextTimerDue(ctx, d)
+		return ok && !due.After(time.Now()), err
+	})
+	count := &statements{}
+	runner := service.New(&db.DB{DB: d.WithQueryHook(count), Flavor: d.Flavor}, service.Config{
+		TimerFired: func(tm db.DueTimer, at time.Time) { fired <- firing{tm, at} }})
+	runTimers(t, runner, 200*time.Millisecond)
+	const window = 500 * time.Millisecond
+	time.Sleep(window)
+	n := count.n.Load()
+	// A look is a handful of statements; with a 10 ms pause at most 50
+	// looks fit in the window, without one thousands.
+	if n > 50*8 {
+		t.Fatalf("%d statements in %v while the timer's case was held", n, window)
+	}
+	select {
+	case f := <-fired:
+		t.Fatalf("the timer fired while its case was held: %+v", f.timer)
+	default:
+	}
+	if err := holder.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if f := waitFired(t, fired); f.timer.CaseID != id {
+		t.Fatalf("fired %+v", f.timer)
+	}
+	t.Logf("%d statements in %v while a due timer's case was held", n, window)
+}
