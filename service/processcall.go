@@ -79,11 +79,11 @@ func (s *Service) storeCall(ctx context.Context, tx bun.Tx, e engine.CallProcess
 
 type callsAddedKey struct{}
 
-// noteCallsAdded records that the running command stored a call: once it
+// noteCallsAdded counts a call the running command stored: once it
 // commits, the worker wakes.
 func noteCallsAdded(ctx context.Context) {
-	if p, ok := ctx.Value(callsAddedKey{}).(*bool); ok {
-		*p = true
+	if p, ok := ctx.Value(callsAddedKey{}).(*int); ok {
+		*p++
 	}
 }
 
@@ -96,7 +96,9 @@ func (s *Service) wakeCalls() {
 
 // RunProcessCalls makes the outbox's calls until ctx ends, at most
 // Workers at once. It wakes when a command of this process stored a call,
-// when a lease ends, and every poll for calls other replicas stored. On
+// when a lease ends, and every poll for calls other replicas stored. A
+// failed look is tried again after a growing pause (pacer): a database
+// outage is logged once, when it starts, and once when it ends. On
 // return, the calls under way have ended.
 func (s *Service) RunProcessCalls(ctx context.Context, poll time.Duration) {
 	var wg sync.WaitGroup
@@ -104,17 +106,18 @@ func (s *Service) RunProcessCalls(ctx context.Context, poll time.Duration) {
 	slots := make(chan struct{}, s.process.Workers)
 	wait := time.NewTimer(0)
 	defer wait.Stop()
+	pace := s.newPacer("process_calls", "process calls")
 	for {
+		var err error
 		for {
 			select {
 			case slots <- struct{}{}:
 			case <-ctx.Done():
 				return
 			}
-			call, ok, err := s.claimCall(ctx)
-			if err != nil && ctx.Err() == nil {
-				s.logger.ErrorContext(ctx, "claiming a process call failed", "err", err)
-			}
+			var call db.OutboxCall
+			var ok bool
+			call, ok, err = s.claimCall(ctx)
 			if !ok {
 				<-slots
 				break
@@ -126,17 +129,26 @@ func (s *Service) RunProcessCalls(ctx context.Context, poll time.Duration) {
 				s.runCall(ctx, call)
 			}()
 		}
+		msg := "claiming a process call failed"
 		d := poll
-		if due, ok, err := db.NextOutboxDue(ctx, s.db, s.now()); err == nil && ok {
-			d = min(max(due.Sub(s.now()), 0)+time.Millisecond, poll)
+		if err == nil {
+			msg = "reading the next process call failed"
+			var due time.Time
+			var ok bool
+			if due, ok, err = db.NextOutboxDue(ctx, s.db, s.now()); err == nil && ok {
+				d = min(max(due.Sub(s.now()), 0)+time.Millisecond, poll)
+			}
 		}
-		wait.Reset(d)
-		select {
-		case <-ctx.Done():
+		if ctx.Err() != nil {
 			return
-		case <-wait.C:
-		case <-s.callWake:
-			wait.Stop()
+		}
+		if err != nil {
+			d = pace.failed(ctx, msg, err)
+		} else {
+			pace.succeeded(ctx)
+		}
+		if !pace.sleep(ctx, wait, d, s.callWake) {
+			return
 		}
 	}
 }
@@ -174,20 +186,40 @@ func (s *Service) claimCall(ctx context.Context) (db.OutboxCall, bool, error) {
 // once its lease ends.
 func (s *Service) runCall(ctx context.Context, row db.OutboxCall) {
 	log := s.logger.With("case_id", row.CaseID, "task_id", row.TaskID, "call_id", row.CallID, "attempt", row.Attempts)
+	obs := s.workerObserver()
+	var done func(outcome string, took time.Duration)
+	var took time.Duration
+	outcome := "retried"
 	defer func() {
 		if p := recover(); p != nil {
 			log.ErrorContext(ctx, "process call panicked; it is retried when its lease ends", "panic", fmt.Sprint(p))
+		}
+		if done != nil {
+			done(outcome, took)
 		}
 	}()
 	var call engine.CallProcess
 	if err := json.Unmarshal([]byte(row.Payload), &call); err != nil {
 		log.ErrorContext(ctx, "process call unreadable; dropped", "err", err)
 		s.dropCall(ctx, row.CallID)
+		if obs != nil {
+			obs.ProcessCallDropped(callKind(call))
+		}
 		return
 	}
-	if !s.callWanted(ctx, row) {
+	wanted, err := s.callWanted(ctx, row)
+	if db.IsUnavailable(err) {
+		// The outcome could not be reported either: making the call now
+		// would only make it twice.
+		log.WarnContext(ctx, "database unavailable; process call left for when its lease ends", "err", err)
+		return
+	}
+	if !wanted {
 		log.InfoContext(ctx, "process call no longer wanted; dropped")
 		s.dropCall(ctx, row.CallID)
+		if obs != nil {
+			obs.ProcessCallDropped(callKind(call))
+		}
 		return
 	}
 	if row.Attempts > 1 {
@@ -196,8 +228,13 @@ func (s *Service) runCall(ctx context.Context, row db.OutboxCall) {
 	if s.process.Called != nil {
 		s.process.Called(call, row.Attempts)
 	}
+	if obs != nil {
+		done = obs.ProcessCallStarted(callKind(call))
+	}
 	cctx, cancel := context.WithTimeout(ctx, s.process.Timeout)
+	start := time.Now()
 	res := s.makeCall(cctx, call)
+	took = time.Since(start)
 	cancel()
 	if ctx.Err() != nil {
 		// Shutting down: the outcome may be the shutdown's; the call is
@@ -205,11 +242,33 @@ func (s *Service) runCall(ctx context.Context, row db.OutboxCall) {
 		return
 	}
 	if err := s.reportCall(ctx, row, res); err != nil {
+		if db.IsUnavailable(err) {
+			// Noting the failure would fail the same way; the outage
+			// itself is the worker's one warning.
+			log.WarnContext(ctx, "database unavailable; the outcome of a process call was not recorded: it is made again when its lease ends", "err", err)
+			return
+		}
 		log.ErrorContext(ctx, "reporting a process call failed; it is retried when its lease ends", "err", err)
 		if nerr := db.NoteOutboxError(ctx, s.db, row.CallID, err.Error()); nerr != nil {
 			log.ErrorContext(ctx, "noting the failure failed", "err", nerr)
 		}
+		return
 	}
+	outcome = "ok"
+	if res.Failed {
+		outcome = "failed"
+	}
+}
+
+// callKind is a call's metric label.
+func callKind(c engine.CallProcess) string {
+	switch {
+	case c.HTTP != nil:
+		return "http"
+	case c.Mail != nil:
+		return "mail"
+	}
+	return "other"
 }
 
 func (s *Service) dropCall(ctx context.Context, callID string) {
@@ -220,21 +279,22 @@ func (s *Service) dropCall(ctx context.Context, callID string) {
 
 // callWanted reads (without a lock) whether the task still waits for the
 // call, so that a task terminated meanwhile costs no call. The report
-// checks again under the lock.
-func (s *Service) callWanted(ctx context.Context, row db.OutboxCall) bool {
+// checks again under the lock. An error other than an unavailable
+// database counts as wanted: the report will tell.
+func (s *Service) callWanted(ctx context.Context, row db.OutboxCall) (bool, error) {
 	_, c, err := db.LoadCase(ctx, s.db, row.CaseID)
 	if errors.Is(err, db.ErrNotFound) {
-		return false
+		return false, nil
 	}
 	if err != nil {
-		return true // the report will tell
+		return true, err
 	}
 	for _, p := range c.PlanItems {
 		if p != nil && p.ID == row.TaskID {
-			return p.Process != nil && p.Process.CallID == row.CallID
+			return p.Process != nil && p.Process.CallID == row.CallID, nil
 		}
 	}
-	return false
+	return false, nil
 }
 
 func (s *Service) makeCall(ctx context.Context, call engine.CallProcess) engine.ProcessResult {

@@ -192,7 +192,7 @@ func (s *Service) command(ctx context.Context, op string, fn func(ctx context.Co
 			done(CommandDone{Duration: time.Since(start), Retries: retries, Outcome: Outcome(err), Err: err})
 		}()
 	}
-	timers, calls := new(bool), new(bool)
+	timers, calls := new(bool), new(int)
 	changes := new([]Change)
 	ctx = context.WithValue(ctx, timersSetKey{}, timers)
 	ctx = context.WithValue(ctx, callsAddedKey{}, calls)
@@ -201,7 +201,7 @@ func (s *Service) command(ctx context.Context, op string, fn func(ctx context.Co
 	kind := commandKind(op)
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		retries = attempt
-		*timers, *calls = false, false
+		*timers, *calls = false, 0
 		*changes = nil
 		err = s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 			if err := fn(ctx, tx); err != nil {
@@ -213,8 +213,11 @@ func (s *Service) command(ctx context.Context, op string, fn func(ctx context.Co
 			// Only now, committed, can the timer runner see the timer.
 			s.wakeTimers()
 		}
-		if err == nil && *calls {
+		if err == nil && *calls > 0 {
 			s.wakeCalls()
+			if w := s.workerObserver(); w != nil {
+				w.ProcessCallsStored(*calls)
+			}
 		}
 		if err == nil {
 			// After the commit: subscribers read what was committed.

@@ -106,37 +106,50 @@ func (s *Service) fireTimer(ctx context.Context, tx bun.Tx, t db.DueTimer) (err 
 // a command of this process that stores a timer wakes it at once. poll
 // bounds every sleep, so that timers stored by other replicas are seen
 // within poll of being stored. Any number of replicas may run it: each
-// timer is claimed once (see db.ClaimDueTimer).
+// timer is claimed once (see db.ClaimDueTimer). A failed round is tried
+// again after a growing pause (pacer): a database outage is logged once,
+// when it starts, and once when it ends.
 func (s *Service) RunTimers(ctx context.Context, poll time.Duration) {
 	wait := time.NewTimer(0)
 	defer wait.Stop()
 	s.timerPoll.Store(int64(poll))
 	s.timerBeat.Store(s.now().UnixNano())
+	pace := s.newPacer("timers", "timers")
 	for {
-		n, fireErr := s.FireDueTimers(ctx)
-		if fireErr != nil && ctx.Err() == nil {
-			s.logger.ErrorContext(ctx, "firing timers failed", "err", fireErr)
-		} else if n > 0 {
-			s.logger.DebugContext(ctx, "timers fired", "count", n)
+		n, err := s.FireDueTimers(ctx)
+		msg := "firing timers failed"
+		var d time.Duration
+		if err == nil {
+			msg = "reading the next timer failed"
+			d, err = s.nextTimerWait(ctx, poll)
 		}
-		d, err := s.nextTimerWait(ctx, poll)
-		if err != nil && ctx.Err() == nil {
-			s.logger.ErrorContext(ctx, "reading the next timer failed", "err", err)
-		}
-		if fireErr == nil && err == nil {
-			s.timerBeat.Store(s.now().UnixNano())
-		}
-		wait.Reset(d)
-		select {
-		case <-ctx.Done():
+		if ctx.Err() != nil {
 			return
-		case <-wait.C:
-		case <-s.timerWake:
-			// Since Go 1.23 Reset after Stop leaves no stale tick.
-			wait.Stop()
+		}
+		if err != nil {
+			d = pace.failed(ctx, msg, err)
+		} else {
+			pace.succeeded(ctx)
+			s.timerBeat.Store(s.now().UnixNano())
+			if n > 0 {
+				s.logger.DebugContext(ctx, "timers fired", "count", n)
+			}
+			if d == 0 {
+				// A due timer is still there: another replica or a command
+				// holds it. Looking again at once would spin until they
+				// commit.
+				d = heldTimerPause
+			}
+		}
+		if !pace.sleep(ctx, wait, d, s.timerWake) {
+			return
 		}
 	}
 }
+
+// heldTimerPause is how long the runner waits for a due timer that
+// another transaction holds.
+const heldTimerPause = 10 * time.Millisecond
 
 // nextTimerWait is how long RunTimers may sleep: until the earliest timer
 // is due, at most poll.

@@ -42,6 +42,8 @@ type Metrics struct {
 
 	live      *liveCollector
 	liveDelay prometheus.Histogram
+
+	outbox *outboxMetrics // telemetry/outbox.go
 }
 
 // latencyBuckets span a cached read (a millisecond) to a request at its
@@ -86,6 +88,7 @@ func NewMetrics() *Metrics {
 		m.gqlErrors, m.commands, m.commandDuration, m.commandRetries, m.timerFirings, m.timerLag, m.live, m.liveDelay} {
 		f(c)
 	}
+	m.outbox = newOutboxMetrics(m.reg)
 	return m
 }
 

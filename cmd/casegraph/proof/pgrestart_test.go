@@ -32,7 +32,9 @@ const restartRequestTimeout = 5 * time.Second
 // /readyz answers 503; once it is back, the same processes, never
 // restarted, serve again within seconds and /readyz answers 200; no
 // request ever answers 500 or hangs; every command acknowledged, before
-// the crash or after, is in the database and none is half applied.
+// the crash or after, is in the database and none is half applied; the
+// background workers log the outage once each (a warning as it starts, an
+// info line as it ends), no error at every interval.
 //
 // It runs its own PostgreSQL server, so that stopping it disturbs no
 // other suite; without PostgreSQL's server binaries it skips, except in
@@ -47,7 +49,9 @@ func TestPostgresRestart(t *testing.T) {
 	for i := range servers {
 		adminAddr := freeAddr()
 		servers[i] = startServer(t, url, dataDir, "", "CASEGRAPH_ADMIN_ADDR="+adminAddr,
-			"CASEGRAPH_REQUEST_TIMEOUT="+restartRequestTimeout.String())
+			"CASEGRAPH_REQUEST_TIMEOUT="+restartRequestTimeout.String(),
+			// The workers' line at the end of the outage is info.
+			"CASEGRAPH_LOG_LEVEL=info")
 		admin[servers[i]] = adminAddr
 	}
 	for _, s := range servers {
@@ -162,6 +166,36 @@ func TestPostgresRestart(t *testing.T) {
 	waitTimers(t, d, more.Tenant, 20*time.Second)
 	for _, s := range servers {
 		s.stop()
+	}
+	// The background workers met the outage as one warning each, not an
+	// error at every interval (docs/operations.md).
+	for _, s := range servers {
+		logs := s.logs.String()
+		for _, msg := range []string{"firing timers failed", "reading the next timer failed",
+			"claiming a process call failed", "reading the next process call failed"} {
+			if n := strings.Count(logs, msg); n != 0 {
+				t.Errorf("the server on %s logged %q %d times", s.addr, msg, n)
+			}
+		}
+		// Once each; a broken pooled connection met after the first
+		// success may make a second, short outage.
+		for _, what := range []string{"timers", "process calls"} {
+			paused := strings.Count(logs, "database unavailable; "+what+" paused")
+			resumed := strings.Count(logs, "database available again; "+what+" resumed")
+			if paused < 1 || paused > 2 || resumed != paused {
+				t.Errorf("the server on %s logged that %s paused %d times and resumed %d times; want once each", s.addr, what, paused, resumed)
+			}
+		}
+		errs := 0
+		for _, line := range strings.Split(logs, "\n") {
+			if strings.Contains(line, "database available again") {
+				t.Logf("%s: %s", s.addr, line)
+			}
+			if strings.Contains(line, `"level":"ERROR"`) || strings.Contains(line, "level=ERROR") {
+				errs++
+			}
+		}
+		t.Logf("%s logged %d lines at ERROR in all", s.addr, errs)
 	}
 	// Every acknowledged command, those before the crash among them, is
 	// there: none was acknowledged before its transaction committed.

@@ -2,14 +2,10 @@ package server_test
 
 import (
 	"context"
-	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/casegraph/casegraph/cmd/casegraph/server"
@@ -58,95 +54,23 @@ func TestReadyzDatabaseDown(t *testing.T) {
 	if !slices.Contains(dbtest.Flavors(), db.Postgres) {
 		t.Skip("needs PostgreSQL")
 	}
-	proxy := newTCPProxy(t, "127.0.0.1:5432")
+	proxy := dbtest.NewProxy(t, "")
 	env := servertest.Start(t, db.Postgres, func(c *server.Config) {
-		u, err := url.Parse(c.DatabaseURL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		proxy.setTarget(u.Host)
-		u.Host = proxy.addr()
-		c.DatabaseURL = u.String()
+		c.DatabaseURL = proxy.Via(t, c.DatabaseURL)
 	})
 	admin := env.Server.AdminHandler()
 	if code, body := readyz(t, admin); code != 200 {
 		t.Fatalf("readyz: %d %s", code, body)
 	}
-	proxy.setDown(true)
+	proxy.SetDown(true)
 	if code, body := readyz(t, admin); code != http.StatusServiceUnavailable || !strings.Contains(body, "database unreachable") {
 		t.Errorf("readyz with the database down: %d %s", code, body)
 	}
 	if got := scrape(t, admin, "/livez"); got != "ok" {
 		t.Errorf("livez with the database down: %q", got)
 	}
-	proxy.setDown(false)
+	proxy.SetDown(false)
 	if code, body := readyz(t, admin); code != 200 {
 		t.Errorf("readyz with the database back: %d %s", code, body)
-	}
-}
-
-func (p *tcpProxy) setTarget(target string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.target = target
-}
-
-// tcpProxy forwards connections to target; down cuts every connection
-// and refuses new ones, as a database that went away.
-type tcpProxy struct {
-	ln     net.Listener
-	target string
-	mu     sync.Mutex
-	down   bool
-	conns  map[net.Conn]bool
-}
-
-func newTCPProxy(t *testing.T, target string) *tcpProxy {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &tcpProxy{ln: ln, target: target, conns: map[net.Conn]bool{}}
-	t.Cleanup(func() { _ = ln.Close(); p.setDown(true) })
-	go p.serve()
-	return p
-}
-
-func (p *tcpProxy) addr() string { return p.ln.Addr().String() }
-
-func (p *tcpProxy) serve() {
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		p.mu.Lock()
-		if p.down {
-			p.mu.Unlock()
-			_ = c.Close()
-			continue
-		}
-		up, err := net.Dial("tcp", p.target)
-		if err != nil {
-			p.mu.Unlock()
-			_ = c.Close()
-			continue
-		}
-		p.conns[c], p.conns[up] = true, true
-		p.mu.Unlock()
-		go func() { _, _ = io.Copy(up, c); _ = up.Close() }()
-		go func() { _, _ = io.Copy(c, up); _ = c.Close() }()
-	}
-}
-
-func (p *tcpProxy) setDown(down bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.down = down
-	if down {
-		for c := range p.conns {
-			_ = c.Close()
-		}
-		clear(p.conns)
 	}
 }
