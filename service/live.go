@@ -98,13 +98,18 @@ func (s *Service) RunLive(ctx context.Context) {
 		<-ctx.Done()
 		return
 	}
-	pause := 100 * time.Millisecond
+	// The pacer warns once when the database goes away and says when it is
+	// back, and resets its pauses at every reconnect.
+	pace := s.newPacer("live", "live updates from other replicas")
+	wait := time.NewTimer(0)
+	defer wait.Stop()
 	// lastHeard is when the listener last heard a change, or began to
 	// listen: what was committed after it, and what committed just before
 	// and was still on its way, is missed when the connection breaks.
 	var lastHeard time.Time
 	for ctx.Err() == nil {
 		err := db.Listen(ctx, s.db, liveChannel, func() {
+			pace.succeeded(ctx)
 			if !lastHeard.IsZero() {
 				s.live.stats.resyncs.Add(1)
 				s.live.deliver(Change{Missed: lastHeard.Add(-ResumeSlack)})
@@ -122,13 +127,9 @@ func (s *Service) RunLive(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		s.logger.WarnContext(ctx, "live updates: listening connection lost; reconnecting", "err", err)
-		select {
-		case <-ctx.Done():
+		if !pace.sleep(ctx, wait, pace.failed(ctx, "live updates: listening failed; reconnecting", err), nil) {
 			return
-		case <-time.After(pause):
 		}
-		pause = min(2*pause, 5*time.Second)
 	}
 }
 
