@@ -263,6 +263,13 @@ type caseAccess struct {
 // memberCase loads a case for a caller in its team; anyone else gets the
 // very NotFound an unknown id gets.
 func (s *Service) memberCase(ctx context.Context, idb bun.IDB, op string, who auth.Identity, id string) (caseAccess, error) {
+	return s.memberCaseOr(ctx, idb, op, who, id, CaseNotFound(op, id))
+}
+
+// memberCaseOr is memberCase with the NotFound to answer, for a command
+// on something inside a case (a task): a caller outside the team gets that
+// thing's NotFound, the one an unknown id of it gets.
+func (s *Service) memberCaseOr(ctx context.Context, idb bun.IDB, op string, who auth.Identity, id string, notFound error) (caseAccess, error) {
 	var (
 		rec db.CaseRecord
 		c   *engine.Case
@@ -279,7 +286,6 @@ func (s *Service) memberCase(ctx context.Context, idb bun.IDB, op string, who au
 	} else {
 		rec, c, err = db.LoadCase(ctx, idb, id)
 	}
-	notFound := CaseNotFound(op, id)
 	if errors.Is(err, db.ErrNotFound) {
 		return caseAccess{}, notFound
 	}

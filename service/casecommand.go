@@ -13,7 +13,13 @@ import (
 
 // caseCommand runs one engine command on a case for a team member.
 func (s *Service) caseCommand(ctx context.Context, op string, who auth.Identity, id string, cmd engine.Command) (LastModified, error) {
-	return s.caseChange(ctx, op, who, id, func(_ bun.Tx, ca caseAccess, def *cmmn.Case, who auth.Identity) (engine.Outcome, error) {
+	return s.caseCommandOr(ctx, op, who, id, CaseNotFound(op, id), cmd)
+}
+
+// caseCommandOr is caseCommand answering a caller outside the team with
+// notFound (see memberCaseOr).
+func (s *Service) caseCommandOr(ctx context.Context, op string, who auth.Identity, id string, notFound error, cmd engine.Command) (LastModified, error) {
+	return s.caseChangeOr(ctx, op, who, id, notFound, func(_ bun.Tx, ca caseAccess, def *cmmn.Case, who auth.Identity) (engine.Outcome, error) {
 		out, err := engine.ExecuteWithEffects(def, ca.c, cmd, ca.actor, engine.Env{Now: s.now(), NewID: newPlanItemID})
 		if err != nil {
 			return engine.Outcome{}, engineError(op, err)
@@ -29,10 +35,15 @@ func (s *Service) caseCommand(ctx context.Context, op string, who auth.Identity,
 // change's effects (sub cases) in the same transaction.
 func (s *Service) caseChange(ctx context.Context, op string, who auth.Identity, id string,
 	change func(tx bun.Tx, ca caseAccess, def *cmmn.Case, who auth.Identity) (engine.Outcome, error)) (LastModified, error) {
+	return s.caseChangeOr(ctx, op, who, id, CaseNotFound(op, id), change)
+}
+
+func (s *Service) caseChangeOr(ctx context.Context, op string, who auth.Identity, id string, notFound error,
+	change func(tx bun.Tx, ca caseAccess, def *cmmn.Case, who auth.Identity) (engine.Outcome, error)) (LastModified, error) {
 	who = s.commandIdentity(who)
 	var lm LastModified
 	err := s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
-		ca, err := s.memberCase(ctx, tx, op, who, id)
+		ca, err := s.memberCaseOr(ctx, tx, op, who, id, notFound)
 		if err != nil {
 			return err
 		}

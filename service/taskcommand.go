@@ -20,15 +20,27 @@ import (
 // A command that changes nothing (claiming one's own task) succeeds.
 func (s *Service) taskCommand(ctx context.Context, op string, who auth.Identity, taskID string, cmd engine.Command) (LastModified, error) {
 	who = s.commandIdentity(who)
-	caseID, err := s.taskCase(ctx, op, who, taskID)
+	caseID, err := s.taskCaseForCommand(ctx, op, taskID)
 	if err != nil {
 		return LastModified{}, err
 	}
-	lm, err := s.caseCommand(ctx, op, who, caseID, cmd)
+	lm, err := s.caseCommandOr(ctx, op, who, caseID, TaskNotFound(op, taskID), cmd)
 	if KindOf(err) == NotModified {
 		return LastModified{At: s.now(), ID: caseID}, nil
 	}
 	return lm, err
+}
+
+// taskCaseForCommand finds the case of a task for a command on it, which
+// checks the caller's membership itself, in its transaction, answering
+// anyone outside the team with the task's NotFound (memberCaseOr): one
+// primary-key read here, not the membership query twice.
+func (s *Service) taskCaseForCommand(ctx context.Context, op, taskID string) (string, error) {
+	caseID, err := db.CaseOfTask(ctx, s.db, taskID)
+	if errors.Is(err, db.ErrNotFound) {
+		return "", TaskNotFound(op, taskID)
+	}
+	return caseID, wrap(op, err)
 }
 
 func (s *Service) taskCase(ctx context.Context, op string, who auth.Identity, taskID string) (string, error) {
@@ -93,7 +105,7 @@ func (s *Service) RevokeTask(ctx context.Context, who auth.Identity, taskID stri
 func (s *Service) CompleteTask(ctx context.Context, who auth.Identity, taskID string, output map[string]any) (LastModified, error) {
 	who = s.commandIdentity(who)
 	const op = "service.CompleteTask"
-	caseID, err := s.taskCase(ctx, op, who, taskID)
+	caseID, err := s.taskCaseForCommand(ctx, op, taskID)
 	if err != nil {
 		return LastModified{}, err
 	}
@@ -105,7 +117,7 @@ func (s *Service) CompleteTask(ctx context.Context, who auth.Identity, taskID st
 		b, _ := json.Marshal(result)
 		return LastModified{}, Ef(op, Invalid, "Output for task %s is invalid: %s", name, b)
 	}
-	lm, err := s.caseCommand(ctx, op, who, caseID, engine.CompleteHumanTask{PlanItemID: taskID, Output: output})
+	lm, err := s.caseCommandOr(ctx, op, who, caseID, TaskNotFound(op, taskID), engine.CompleteHumanTask{PlanItemID: taskID, Output: output})
 	if KindOf(err) == NotModified {
 		return LastModified{At: s.now(), ID: caseID}, nil
 	}
@@ -157,7 +169,7 @@ func (s *Service) runValidator(ctx context.Context, op string, who auth.Identity
 		// rights, so the account reads wait until a validator is found.
 		ca.rec, ca.c, err = db.LoadCase(ctx, s.db, caseID)
 		if errors.Is(err, db.ErrNotFound) {
-			err = CaseNotFound(op, caseID)
+			err = TaskNotFound(op, taskID)
 		} else {
 			err = wrap(op, err)
 		}
@@ -179,7 +191,9 @@ func (s *Service) runValidator(ctx context.Context, op string, who auth.Identity
 		return nil, name, lm, nil
 	}
 	if !check {
-		if ca, err = s.memberCase(ctx, s.db, op, who, caseID); err != nil {
+		// Nothing of the task may reach a caller outside the team, not
+		// even that it has a validator: the task's NotFound.
+		if ca, err = s.memberCaseOr(ctx, s.db, op, who, caseID, TaskNotFound(op, taskID)); err != nil {
 			return nil, name, lm, err
 		}
 	}
