@@ -176,6 +176,15 @@ func closeOf(err error) (websocket.StatusCode, string) {
 	return -1, fmt.Sprint(err)
 }
 
+// twoReplicas starts two servers on one fresh PostgreSQL schema, as two
+// replicas of one deployment.
+func twoReplicas(t *testing.T) (*servertest.Env, *servertest.Env) {
+	t.Helper()
+	env := servertest.Start(t, db.Postgres)
+	dbURL := env.DatabaseURL
+	return env, servertest.Start(t, db.Postgres, func(c *server.Config) { c.DatabaseURL = dbURL })
+}
+
 // TestLiveAcrossReplicas: two servers on one PostgreSQL database; what is
 // committed on one reaches a subscriber of the other, read as that
 // subscriber: a removed member hears nothing more of the case, and a
@@ -185,9 +194,7 @@ func TestLiveAcrossReplicas(t *testing.T) {
 		t.Skip("needs PostgreSQL")
 	}
 	t.Parallel()
-	env := servertest.Start(t, db.Postgres)
-	dbURL := env.DatabaseURL
-	env2 := servertest.Start(t, db.Postgres, func(c *server.Config) { c.DatabaseURL = dbURL })
+	env, env2 := twoReplicas(t)
 	deployIncident(t, env)
 	setCarl(t, env, true)
 	waitListening(t, env, env2)

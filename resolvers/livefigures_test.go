@@ -39,9 +39,7 @@ func TestLiveFiguresDelay(t *testing.T) {
 	if os.Getenv("CASEGRAPH_LIVE_FIGURES") == "" || dbtest.DatabaseURL() == "none" {
 		t.Skip("set CASEGRAPH_LIVE_FIGURES=1 (and have PostgreSQL) to measure")
 	}
-	env := servertest.Start(t, db.Postgres)
-	dbURL := env.DatabaseURL
-	env2 := servertest.Start(t, db.Postgres, func(c *server.Config) { c.DatabaseURL = dbURL })
+	env, env2 := twoReplicas(t)
 	deployIncident(t, env)
 	waitListening(t, env, env2)
 	_, taskID := startIncident(t, env)

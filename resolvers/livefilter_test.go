@@ -9,9 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/casegraph/casegraph/cmd/casegraph/server"
 	"github.com/casegraph/casegraph/cmd/casegraph/server/servertest"
-	"github.com/casegraph/casegraph/db"
 	"github.com/casegraph/casegraph/db/dbtest"
 	"github.com/casegraph/casegraph/graph/client"
 )
@@ -278,9 +276,7 @@ func TestLiveResyncAfterListenerLoss(t *testing.T) {
 		t.Skip("needs PostgreSQL")
 	}
 	t.Parallel()
-	env := servertest.Start(t, db.Postgres)
-	dbURL := env.DatabaseURL
-	env2 := servertest.Start(t, db.Postgres, func(c *server.Config) { c.DatabaseURL = dbURL })
+	env, env2 := twoReplicas(t)
 	deployIncident(t, env)
 	waitListening(t, env, env2)
 	_, taskID := startIncident(t, env)

@@ -1,6 +1,7 @@
 package proof_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"sync"
@@ -255,4 +256,24 @@ func query(t *testing.T, d *db.DB, q string, args ...any) [][]string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// workGoesOn runs a short load on targets after a fault and fails the test,
+// saying after what, when any request failed: the proof that work
+// continues. It returns the run and what it acknowledged.
+func workGoesOn(t *testing.T, targets []string, users, count int, token func(context.Context, string) (string, error), after string) (*load.Result, *ackLog) {
+	t.Helper()
+	acks := &ackLog{}
+	more, err := load.Run(context.Background(), load.Config{
+		Targets: targets, Users: users, Count: count, Duration: 30 * time.Second,
+		Token: token, OnAck: acks.add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if more.Stats.Errors() != 0 {
+		var report bytes.Buffer
+		more.Stats.Report(&report, more.Elapsed)
+		t.Errorf("%s:\n%s", after, report.String())
+	}
+	return more, acks
 }

@@ -148,18 +148,7 @@ func TestPostgresRestart(t *testing.T) {
 	rec.check(t, downAt, upAt)
 
 	// Work goes on: a short run on both servers has no error.
-	var moreAcks ackLog
-	more, err := load.Run(context.Background(), load.Config{
-		Targets: []string{servers[0].URL(), servers[1].URL()}, Users: 2, Count: 6, Duration: 30 * time.Second,
-		Token: token, OnAck: moreAcks.add})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if more.Stats.Errors() != 0 {
-		report.Reset()
-		more.Stats.Report(&report, more.Elapsed)
-		t.Errorf("after PostgreSQL came back:\n%s", report.String())
-	}
+	more, moreAcks := workGoesOn(t, []string{servers[0].URL(), servers[1].URL()}, 2, 6, token, "after PostgreSQL came back")
 
 	d := openDB(t, url)
 	waitTimers(t, d, res.Tenant, 20*time.Second)

@@ -122,18 +122,7 @@ func TestKilledServer(t *testing.T) {
 			t.Logf("killed and restarted:\n%s", report.String())
 
 			// Work goes on: a run on the restarted server has no error.
-			var moreAcks ackLog
-			more, err := load.Run(context.Background(), load.Config{
-				Targets: []string{srv.URL()}, Users: 2, Count: 4, Duration: 30 * time.Second,
-				Token: token, OnAck: moreAcks.add})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if more.Stats.Errors() != 0 {
-				report.Reset()
-				more.Stats.Report(&report, more.Elapsed)
-				t.Errorf("after the restart:\n%s", report.String())
-			}
+			more, moreAcks := workGoesOn(t, []string{srv.URL()}, 2, 4, token, "after the restart")
 			d := openDB(t, url)
 			waitTimers(t, d, res.Tenant, 20*time.Second)
 			waitTimers(t, d, more.Tenant, 20*time.Second)
