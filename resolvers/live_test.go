@@ -176,6 +176,21 @@ func closeOf(err error) (websocket.StatusCode, string) {
 	return -1, fmt.Sprint(err)
 }
 
+// tasksFollowedOnOtherReplica starts two replicas, an incident case on the
+// first, and carl following the tenant's tasks on the second; it returns
+// the case's task.
+func tasksFollowedOnOtherReplica(t *testing.T) (env, env2 *servertest.Env, taskID string, carl *liveClient) {
+	t.Helper()
+	env, env2 = twoReplicas(t)
+	deployIncident(t, env)
+	waitListening(t, env, env2)
+	_, taskID = startIncident(t, env)
+	carl = liveAs(t, env2, "carl")
+	carl.subscribe("1", taskChangedQuery, map[string]any{"filter": map[string]any{"tenant": "acme"}})
+	waitSubscribers(t, env2, 1)
+	return env, env2, taskID, carl
+}
+
 // twoReplicas starts two servers on one fresh PostgreSQL schema, as two
 // replicas of one deployment.
 func twoReplicas(t *testing.T) (*servertest.Env, *servertest.Env) {

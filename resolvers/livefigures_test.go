@@ -39,13 +39,7 @@ func TestLiveFiguresDelay(t *testing.T) {
 	if os.Getenv("CASEGRAPH_LIVE_FIGURES") == "" || dbtest.DatabaseURL() == "none" {
 		t.Skip("set CASEGRAPH_LIVE_FIGURES=1 (and have PostgreSQL) to measure")
 	}
-	env, env2 := twoReplicas(t)
-	deployIncident(t, env)
-	waitListening(t, env, env2)
-	_, taskID := startIncident(t, env)
-	carl := liveAs(t, env2, "carl")
-	carl.subscribe("1", taskChangedQuery, map[string]any{"filter": map[string]any{"tenant": "acme"}})
-	waitSubscribers(t, env2, 1)
+	env, _, taskID, carl := tasksFollowedOnOtherReplica(t)
 
 	const n = 200
 	var delays, commands, after []time.Duration

@@ -276,13 +276,7 @@ func TestLiveResyncAfterListenerLoss(t *testing.T) {
 		t.Skip("needs PostgreSQL")
 	}
 	t.Parallel()
-	env, env2 := twoReplicas(t)
-	deployIncident(t, env)
-	waitListening(t, env, env2)
-	_, taskID := startIncident(t, env)
-	carl := liveAs(t, env2, "carl")
-	carl.subscribe("1", taskChangedQuery, map[string]any{"filter": map[string]any{"tenant": "acme"}})
-	waitSubscribers(t, env2, 1)
+	env, env2, taskID, carl := tasksFollowedOnOtherReplica(t)
 
 	// Both servers listen on the test schema's channel: end both.
 	svc2 := env2.Server.Service()
