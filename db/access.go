@@ -30,3 +30,24 @@ func caseOf(ctx context.Context, idb bun.IDB, table, id string) (string, error) 
 	}
 	return ids[0], nil
 }
+
+// TaskCaseOfMember returns the case of task id and whether userID has a
+// user row in its team (whatever the state of the account): the one
+// membership a key lookup confirms. ErrNotFound for an unknown task.
+func TaskCaseOfMember(ctx context.Context, idb bun.IDB, userID, id string) (caseID string, member bool, err error) {
+	var rows []struct {
+		CaseID string `bun:"case_id"`
+		Member bool   `bun:"member"`
+	}
+	err = idb.NewSelect().TableExpr("tasks AS t").ColumnExpr("t.case_id").
+		ColumnExpr(`EXISTS (SELECT 1 FROM case_team_members AS m
+			WHERE m.case_id = t.case_id AND m.member_type = 'user' AND m.member_id = ?) AS member`, userID).
+		Where("t.id = ?", id).Limit(1).Scan(ctx, &rows)
+	if err != nil {
+		return "", false, fmt.Errorf("db: select case of task: %w", err)
+	}
+	if len(rows) == 0 {
+		return "", false, ErrNotFound
+	}
+	return rows[0].CaseID, rows[0].Member, nil
+}

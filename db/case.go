@@ -244,10 +244,10 @@ func SaveCase(ctx context.Context, idb bun.IDB, w CaseWrite) (int64, error) {
 	switch {
 	case err != nil && rec.Version == 0 && isCaseIDTaken(err):
 		return 0, ErrExists
-	case err != nil && rec.Version != 0 && IsUniqueViolation(err):
-		// Rows this command computed from the version it read (its events'
-		// sequence numbers first) are there already: another command on
-		// the case committed in between.
+	case err != nil && rec.Version != 0 && isEventSeqTaken(err):
+		// The event row of the sequence numbers this command read as next
+		// is there already: another command on the case committed in
+		// between. Other unique violations are not races and stay errors.
 		return 0, ErrStaleVersion
 	case err != nil:
 		return 0, fmt.Errorf("db: save case: %w", err)
@@ -255,6 +255,13 @@ func SaveCase(ctx context.Context, idb bun.IDB, w CaseWrite) (int64, error) {
 		return 0, ErrStaleVersion
 	}
 	return row.Version, nil
+}
+
+// isEventSeqTaken reports whether err is the event rows' key refusing a
+// second row of a case with the same first sequence number.
+func isEventSeqTaken(err error) bool {
+	msg := err.Error()
+	return IsUniqueViolation(err) && (strings.Contains(msg, `"case_event_batches_pkey"`) || strings.Contains(msg, "case_event_batches.case_id"))
 }
 
 // isCaseIDTaken reports whether err is the cases table refusing a second

@@ -1,7 +1,9 @@
 package db_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"maps"
 	"slices"
 	"strings"
@@ -91,6 +93,27 @@ func exerciseEventBatches(t *testing.T, open func(t *testing.T) *db.DB) {
 	if after, _, err := db.LoadCase(ctx, d, "c1"); err != nil || after.Version != current.Version {
 		t.Errorf("version after the stale writes: %d %v, want %d", after.Version, err, current.Version)
 	}
+
+	// A unique violation that is not a race (a read row the write adds is
+	// there already) is an error of its own, not a stale version: retrying
+	// it would fail the same way.
+	current, c2, err := db.LoadCase(ctx, d, "c1")
+	must(t, err)
+	_, err = d.ExecContext(ctx, "INSERT INTO case_team_roles (case_id, member_type, member_id, role) VALUES ('c1', 'user', 'alice', 'Clerk')")
+	must(t, err)
+	next := *c2
+	next.Sequence++
+	next.Team.Members = []engine.Member{user("alice", true, "Clerk")}
+	err = d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		_, err := db.SaveCase(ctx, tx, db.CaseWrite{Record: current, State: &next, Events: []engine.Event{{Type: "RoleAdded"}}, User: "alice",
+			At: at, Before: &db.ReadState{State: c2}})
+		return err
+	})
+	if err == nil || errors.Is(err, db.ErrStaleVersion) || !db.IsUniqueViolation(err) {
+		t.Errorf("a write colliding with a stray read row: %v, want the unique violation itself", err)
+	}
+	_, err = d.ExecContext(ctx, "DELETE FROM case_team_roles WHERE case_id = 'c1' AND role = 'Clerk'")
+	must(t, err)
 
 	t.Run("Archive", func(t *testing.T) { exerciseEventArchive(t, d, want) })
 }

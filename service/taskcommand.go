@@ -20,7 +20,7 @@ import (
 // A command that changes nothing (claiming one's own task) succeeds.
 func (s *Service) taskCommand(ctx context.Context, op string, who auth.Identity, taskID string, cmd engine.Command) (LastModified, error) {
 	who = s.commandIdentity(who)
-	caseID, err := s.taskCaseForCommand(ctx, op, taskID)
+	caseID, err := s.taskCaseForCommand(ctx, op, who, taskID)
 	if err != nil {
 		return LastModified{}, err
 	}
@@ -31,16 +31,24 @@ func (s *Service) taskCommand(ctx context.Context, op string, who auth.Identity,
 	return lm, err
 }
 
-// taskCaseForCommand finds the case of a task for a command on it, which
-// checks the caller's membership itself, in its transaction, answering
-// anyone outside the team with the task's NotFound (memberCaseOr): one
-// primary-key read here, not the membership query twice.
-func (s *Service) taskCaseForCommand(ctx context.Context, op, taskID string) (string, error) {
-	caseID, err := db.CaseOfTask(ctx, s.db, taskID)
-	if errors.Is(err, db.ErrNotFound) {
+// taskCaseForCommand finds the case of a task for a command on it. A
+// caller with a user row in the case's team, the common case, is confirmed
+// by the same key lookup: the command checks the rest (a disabled account,
+// the task's role) in its transaction, answering with the task's NotFound
+// (memberCaseOr). Anyone else goes through the whole membership query
+// first, so that an outsider is refused before the command takes the
+// case's lock.
+func (s *Service) taskCaseForCommand(ctx context.Context, op string, who auth.Identity, taskID string) (string, error) {
+	caseID, member, err := db.TaskCaseOfMember(ctx, s.db, who.UserID, taskID)
+	switch {
+	case errors.Is(err, db.ErrNotFound):
 		return "", TaskNotFound(op, taskID)
+	case err != nil:
+		return "", wrap(op, err)
+	case member:
+		return caseID, nil
 	}
-	return caseID, wrap(op, err)
+	return s.taskCase(ctx, op, who, taskID)
 }
 
 func (s *Service) taskCase(ctx context.Context, op string, who auth.Identity, taskID string) (string, error) {
@@ -105,7 +113,7 @@ func (s *Service) RevokeTask(ctx context.Context, who auth.Identity, taskID stri
 func (s *Service) CompleteTask(ctx context.Context, who auth.Identity, taskID string, output map[string]any) (LastModified, error) {
 	who = s.commandIdentity(who)
 	const op = "service.CompleteTask"
-	caseID, err := s.taskCaseForCommand(ctx, op, taskID)
+	caseID, err := s.taskCaseForCommand(ctx, op, who, taskID)
 	if err != nil {
 		return LastModified{}, err
 	}
