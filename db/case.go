@@ -288,17 +288,30 @@ func LoadCaseForUpdate(ctx context.Context, tx bun.Tx, flavor Dialect, id string
 	return loadCase(ctx, tx, id, lock)
 }
 
-// LoadRootCaseForUpdate is LockCaseRoot and LoadCaseForUpdate in one
-// statement for the common case, a case that is its own root: it loads and
-// locks the case only when it is a root, and returns ErrNotFound both when
-// there is no such case and when it is a sub case, whose root the caller
-// must lock first (LockCaseRoot, then LoadCaseForUpdate).
-func LoadRootCaseForUpdate(ctx context.Context, tx bun.Tx, flavor Dialect, id string) (CaseRecord, *engine.Case, error) {
+// LockAndLoadCase locks case id's tree, its root first as every command on
+// a tree does (LockCaseRoot), and loads the case locked: LoadCaseForUpdate,
+// or with nowait LoadCaseIfFree (ErrLocked when another transaction holds
+// either). A case that is its own root, most of them, takes one statement:
+// it is loaded and locked only if it is a root; a sub case, or none, falls
+// to the two steps.
+func LockAndLoadCase(ctx context.Context, tx bun.Tx, flavor Dialect, id string, nowait bool) (CaseRecord, *engine.Case, error) {
 	lock := ""
 	if flavor == Postgres {
 		lock = "UPDATE"
+		if nowait {
+			lock = "UPDATE NOWAIT"
+		}
 	}
-	return loadCaseWhere(ctx, tx, id, lock, "root_case_id = id OR root_case_id = ''")
+	rec, c, err := loadCaseWhere(ctx, tx, id, lock, "root_case_id = id OR root_case_id = ''")
+	if errors.Is(err, ErrNotFound) {
+		if _, err = LockCaseRoot(ctx, tx, flavor, id, nowait); err == nil || errors.Is(err, ErrNotFound) {
+			rec, c, err = loadCase(ctx, tx, id, lock)
+		}
+	}
+	if err != nil && strings.Contains(err.Error(), "55P03") {
+		return CaseRecord{}, nil, ErrLocked
+	}
+	return rec, c, err
 }
 
 // LoadCaseIfFree is LoadCaseForUpdate that does not wait: when another

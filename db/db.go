@@ -92,7 +92,13 @@ func openPostgres(dsn string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("db: open postgres: %w", err)
 	}
-	if !strings.Contains(dsn, "default_query_exec_mode") {
+	// Only what the URL does not choose itself: its query parameters
+	// (a password or database name may hold any text).
+	var params url.Values
+	if u, err := url.Parse(dsn); err == nil {
+		params = u.Query()
+	}
+	if !params.Has("default_query_exec_mode") {
 		// bun sends every statement with its values inlined, so each text
 		// is new: pgx's default (prepare each text, then run it, caching
 		// the statement) costs a round trip and a server-side prepared
@@ -100,7 +106,7 @@ func openPostgres(dsn string) (*DB, error) {
 		// one.
 		cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
 	}
-	if _, set := cfg.RuntimeParams["jit"]; !set && !strings.Contains(dsn, "jit") {
+	if !params.Has("jit") {
 		// JIT compiling a plan pays off for long analytical queries, not
 		// for a command's millisecond statements, and the planner decides
 		// on its cost estimates: on tables without statistics yet (a bulk

@@ -33,18 +33,29 @@ func GraphiQL(endpoint string) http.Handler {
 	})
 }
 
-func serveGraphiQLAsset(w http.ResponseWriter, r *http.Request, name string) {
-	b, err := graphiqlAssets.ReadFile("graphiql/" + name)
+func serveGraphiQLAsset(w http.ResponseWriter, _ *http.Request, name string) {
+	writeAsset(w, graphiqlAssets, "graphiql/"+name, func(h http.Header) { h.Set("Cache-Control", "public, max-age=86400") })
+}
+
+// assetTypes are the types of the embedded pages' files, fixed here rather
+// than read from the machine's MIME tables.
+var assetTypes = map[string]string{
+	".html": "text/html; charset=utf-8",
+	".js":   "text/javascript; charset=utf-8",
+	".css":  "text/css; charset=utf-8",
+}
+
+// writeAsset answers with embedded file file of fsys, its type by its
+// extension, after header adds the page's own headers; an unknown file
+// gets assetNotFound.
+func writeAsset(w http.ResponseWriter, fsys embed.FS, file string, header func(http.Header)) {
+	b, err := fsys.ReadFile(file)
 	if err != nil {
 		assetNotFound(w)
 		return
 	}
-	ct := "text/javascript; charset=utf-8"
-	if strings.HasSuffix(name, ".css") {
-		ct = "text/css; charset=utf-8"
-	}
-	w.Header().Set("Content-Type", ct)
-	w.Header().Set("Cache-Control", "public, max-age=86400")
+	w.Header().Set("Content-Type", assetTypes[path.Ext(file)])
+	header(w.Header())
 	_, _ = w.Write(b)
 }
 

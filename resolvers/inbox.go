@@ -21,19 +21,10 @@ func Inbox() http.Handler {
 		if strings.HasPrefix(r.URL.Path, "/inbox/") && r.URL.Path != "/inbox/" {
 			name = path.Base(r.URL.Path)
 		}
-		b, err := inboxAssets.ReadFile("inbox/" + name)
-		if err != nil {
-			assetNotFound(w)
-			return
-		}
-		ct := "text/html; charset=utf-8"
-		if strings.HasSuffix(name, ".js") {
-			ct = "text/javascript; charset=utf-8"
-		}
-		w.Header().Set("Content-Type", ct)
-		// The page runs only its own script and talks only to this server.
-		w.Header().Set("Content-Security-Policy", "default-src 'self'; connect-src 'self' ws: wss:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'")
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		_, _ = w.Write(b)
+		writeAsset(w, inboxAssets, "inbox/"+name, func(h http.Header) {
+			// The page runs only its own script and talks only to this server.
+			h.Set("Content-Security-Policy", "default-src 'self'; connect-src 'self' ws: wss:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'")
+			h.Set("X-Content-Type-Options", "nosniff")
+		})
 	})
 }

@@ -90,14 +90,8 @@ func taskCaseOf(taskID string) func(ctx context.Context, idb bun.IDB) (string, e
 	return func(ctx context.Context, idb bun.IDB) (string, error) { return db.CaseOfTask(ctx, idb, taskID) }
 }
 
-// refuseDisabled refuses a caller whose account in tenant is disabled; a
-// caller without an account there passes (case teams may name anyone).
-func (s *Service) refuseDisabled(ctx context.Context, idb bun.IDB, op string, who auth.Identity, tenant string) error {
-	_, err := enabledAccountIn(ctx, idb, op, who, tenant)
-	return err
-}
-
-// enabledAccountIn is accountIn that refuses a disabled account.
+// enabledAccountIn is accountIn that refuses a disabled account; a caller
+// without an account there passes (case teams may name anyone).
 func enabledAccountIn(ctx context.Context, idb bun.IDB, op string, who auth.Identity, tenant string) (TenantUser, error) {
 	acct, err := accountIn(ctx, idb, op, who, tenant)
 	if err != nil {

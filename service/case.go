@@ -276,13 +276,7 @@ func (s *Service) memberCaseOr(ctx context.Context, idb bun.IDB, op string, who 
 		err error
 	)
 	if tx, ok := idb.(bun.Tx); ok {
-		// Most cases are their own root: one statement locks and loads.
-		rec, c, err = db.LoadRootCaseForUpdate(ctx, tx, s.db.Flavor, id)
-		if errors.Is(err, db.ErrNotFound) {
-			if err = s.lockTree(ctx, tx, id, false); err == nil {
-				rec, c, err = db.LoadCaseForUpdate(ctx, tx, s.db.Flavor, id)
-			}
-		}
+		rec, c, err = db.LockAndLoadCase(ctx, tx, s.db.Flavor, id, false)
 	} else {
 		rec, c, err = db.LoadCase(ctx, idb, id)
 	}

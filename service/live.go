@@ -150,7 +150,8 @@ func (s *Service) LiveListening() bool {
 // account in tenant is disabled, nil otherwise (also without an account):
 // a live subscription ends on it.
 func (s *Service) CheckAccount(ctx context.Context, who Identity, tenant string) error {
-	return s.refuseDisabled(ctx, s.db, "service.CheckAccount", who, tenant)
+	_, err := enabledAccountIn(ctx, s.db, "service.CheckAccount", who, tenant)
+	return err
 }
 
 // AccountDisabled reports whether err is the refusal of a caller whose

@@ -136,21 +136,8 @@ func TestSQLCostPerCommand(t *testing.T) {
 			log := &statementLog{}
 			//lint:ignore SA1019 the database is already in use; WithQueryHook would give a clone it does not use
 			d.AddQueryHook(log)
-			svc := service.New(d, service.Config{PlatformOwners: []string{"admin"}})
+			svc := reviewService(t, d, "bob")
 			ctx := context.Background()
-			owner := true
-			if _, _, err := svc.CreateTenant(ctx, auth.Identity{UserID: "admin"}, "acme",
-				[]service.UserInput{{UserID: "alice", IsOwner: &owner}, {UserID: "bob"}}); err != nil {
-				t.Fatal(err)
-			}
-			xml, err := os.ReadFile("../testdata/cases/review.xml")
-			if err != nil {
-				t.Fatal(err)
-			}
-			tenant := "acme"
-			if _, err := svc.DeployDefinition(ctx, alice, &tenant, "review", xml); err != nil {
-				t.Fatal(err)
-			}
 			walLSN := func() int64 {
 				if flavor != db.Postgres {
 					return 0
@@ -268,4 +255,30 @@ func rowSummary(rows map[string]int64) string {
 		parts[i] = fmt.Sprintf("%s%s %d", k[:1], k[1:], rows[k])
 	}
 	return strings.Join(parts, ", ")
+}
+
+// reviewService is a service on d with tenant acme — alice its owner, and
+// users others — where the load generator's model is deployed as
+// "review" (testdata/cases/review.xml, a copy of it).
+func reviewService(t *testing.T, d *db.DB, others ...string) *service.Service {
+	t.Helper()
+	svc := service.New(d, service.Config{PlatformOwners: []string{"admin"}})
+	ctx := context.Background()
+	owner := true
+	users := []service.UserInput{{UserID: "alice", IsOwner: &owner}}
+	for _, u := range others {
+		users = append(users, service.UserInput{UserID: u})
+	}
+	if _, _, err := svc.CreateTenant(ctx, auth.Identity{UserID: "admin"}, "acme", users); err != nil {
+		t.Fatal(err)
+	}
+	xml, err := os.ReadFile("../testdata/cases/review.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tenant := "acme"
+	if _, err := svc.DeployDefinition(ctx, alice, &tenant, "review", xml); err != nil {
+		t.Fatal(err)
+	}
+	return svc
 }

@@ -2,7 +2,6 @@ package service_test
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
@@ -22,21 +21,8 @@ func TestOutsiderTaskCommandTakesNoLock(t *testing.T) {
 		t.Skip("needs PostgreSQL: SQLite takes no row locks")
 	}
 	d := dbtest.Open(t, db.Postgres)
-	svc := service.New(d, service.Config{PlatformOwners: []string{"admin"}})
+	svc := reviewService(t, d, "mallory")
 	ctx := context.Background()
-	owner := true
-	if _, _, err := svc.CreateTenant(ctx, auth.Identity{UserID: "admin"}, "acme",
-		[]service.UserInput{{UserID: "alice", IsOwner: &owner}, {UserID: "mallory"}}); err != nil {
-		t.Fatal(err)
-	}
-	xml, err := os.ReadFile("../testdata/cases/review.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tenant := "acme"
-	if _, err := svc.DeployDefinition(ctx, alice, &tenant, "review", xml); err != nil {
-		t.Fatal(err)
-	}
 	started, err := svc.StartCase(ctx, alice, service.StartCaseInput{Definition: "review", Tenant: "acme",
 		Team: []service.MemberInput{{ID: "alice", IsOwner: true, CaseRoles: []string{"Worker"}}}})
 	if err != nil {

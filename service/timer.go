@@ -75,10 +75,7 @@ func (s *Service) fireTimer(ctx context.Context, tx bun.Tx, t db.DueTimer) (err 
 			err = fmt.Errorf("panic firing timer: %v", p)
 		}
 	}()
-	if err := s.lockTree(ctx, tx, t.CaseID, true); err != nil {
-		return err
-	}
-	rec, c, err := db.LoadCaseIfFree(ctx, tx, s.db.Flavor, t.CaseID)
+	rec, c, err := db.LockAndLoadCase(ctx, tx, s.db.Flavor, t.CaseID, true)
 	if errors.Is(err, db.ErrNotFound) {
 		return db.DeleteTimer(ctx, tx, t.CaseID, t.PlanItemID)
 	}
