@@ -10,6 +10,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/casegraph/casegraph/db"
+	"github.com/casegraph/casegraph/db/dbtest"
 	"github.com/casegraph/casegraph/engine"
 )
 
@@ -205,5 +206,42 @@ func exerciseCases(t *testing.T, open func(t *testing.T) *db.DB) {
 			_, _, err := db.LoadCaseIfFree(ctx, tx, d.Flavor, "c1")
 			return err
 		}))
+	})
+
+	// No foreign key cascades a case's rows away on PostgreSQL (migration
+	// 00016): removing a case must wait for a command holding its lock, or
+	// the rows the command writes after the delete passed their table
+	// would outlive the case.
+	t.Run("RemoveWaitsForCommand", func(t *testing.T) {
+		d := setup(t, open)
+		if d.Flavor != db.Postgres {
+			t.Skip("SQLite runs one write transaction at a time")
+		}
+		newCase(t, d, caseSpec{id: "c1", name: "P"})
+		removed := make(chan error, 1)
+		must(t, d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			if _, _, err := db.LoadCaseForUpdate(ctx, tx, d.Flavor, "c1"); err != nil {
+				return err
+			}
+			go func() {
+				removed <- d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+					_, err := db.RemoveCaseTree(ctx, tx, "c1", "acme", false, t0)
+					return err
+				})
+			}()
+			dbtest.Until(t, 10*time.Second, "the removal waits for the lock", func() (bool, error) {
+				var waiting int
+				err := d.NewRaw("SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'").Scan(ctx, &waiting)
+				return waiting > 0, err
+			})
+			_, err := tx.ExecContext(ctx, "INSERT INTO case_timers (case_id, plan_item_id, due_at) VALUES ('c1', 'late', ?)", t0)
+			return err
+		}))
+		must(t, <-removed)
+		for _, table := range []string{"cases", "case_timers"} {
+			if n := count(t, d, table, "1 = 1"); n != 0 {
+				t.Errorf("%s keeps %d rows of the removed case", table, n)
+			}
+		}
 	})
 }

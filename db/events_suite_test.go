@@ -241,7 +241,10 @@ func TestEventBatchMigration(t *testing.T) {
 
 			applied, err := d.Migrate(ctx)
 			must(t, err)
-			wantIDs(t, "migrations applied", applied, []string{"00015"})
+			// 00015 and whatever came after it.
+			if len(applied) == 0 || applied[0] != "00015" {
+				t.Fatalf("migrations applied: %q, want 00015 first", applied)
+			}
 			for id, n := range map[string]int{"c1": 3, "c2": 2, "c3": 0} {
 				if got := count(t, d, "case_event_batches", "case_id = ?", id); got != n {
 					t.Errorf("case %s: %d event rows, want %d", id, got, n)

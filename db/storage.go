@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 // CaseArchive is every row of a case tree (a case and its sub cases), as
@@ -137,6 +138,16 @@ type retiredIDRow struct {
 // RemoveCaseTree deletes every row of the case tree rooted at id and
 // retires its ids: archived marks them restorable. It returns the ids.
 func RemoveCaseTree(ctx context.Context, idb bun.IDB, id, tenant string, archived bool, at time.Time) ([]string, error) {
+	// A command on the tree holds its root's lock while it writes the
+	// tree's rows: taken here first, no command can write a row after
+	// the delete has passed its table (no foreign key cascades to catch
+	// it since migration 00016). Archive and delete already hold it;
+	// deleting a tenant does not.
+	if idb.Dialect().Name() == dialect.PG {
+		if _, err := idb.NewSelect().Model((*caseRow)(nil)).Column("id").Where("id = ?", id).For("UPDATE").Exec(ctx); err != nil {
+			return nil, fmt.Errorf("db: lock case tree: %w", err)
+		}
+	}
 	ids, err := caseTreeIDs(ctx, idb, id)
 	if err != nil {
 		return nil, err
