@@ -31,6 +31,10 @@ func caseOf(ctx context.Context, idb bun.IDB, table, id string) (string, error) 
 	return ids[0], nil
 }
 
+var taskCaseOfMember = newStatement(`SELECT t.case_id, EXISTS (SELECT 1 FROM case_team_members AS m
+	WHERE m.case_id = t.case_id AND m.member_type = 'user' AND m.member_id = ?) AS member
+	FROM tasks AS t WHERE t.id = ? LIMIT 1`)
+
 // TaskCaseOfMember returns the case of task id and whether userID has a
 // user row in its team (whatever the state of the account): the one
 // membership a key lookup confirms. ErrNotFound for an unknown task.
@@ -39,10 +43,7 @@ func TaskCaseOfMember(ctx context.Context, idb bun.IDB, userID, id string) (case
 		CaseID string `bun:"case_id"`
 		Member bool   `bun:"member"`
 	}
-	err = idb.NewSelect().TableExpr("tasks AS t").ColumnExpr("t.case_id").
-		ColumnExpr(`EXISTS (SELECT 1 FROM case_team_members AS m
-			WHERE m.case_id = t.case_id AND m.member_type = 'user' AND m.member_id = ?) AS member`, userID).
-		Where("t.id = ?", id).Limit(1).Scan(ctx, &rows)
+	err = taskCaseOfMember.scan(ctx, idb, &rows, userID, id)
 	if err != nil {
 		return "", false, fmt.Errorf("db: select case of task: %w", err)
 	}

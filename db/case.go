@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -172,7 +173,16 @@ type CaseWrite struct {
 	// MaxFileSize, when above zero, bounds the case file's JSON in bytes:
 	// a larger one fails the write with a *FileTooLargeError.
 	MaxFileSize int
+	// Notifications, on PostgreSQL, are queued in the write's own batch
+	// (pg_notify): listeners hear them when the transaction commits, and a
+	// command does not pay a round trip of its own for them. SQLite has no
+	// listeners and ignores them.
+	Notifications []Notification
 }
+
+// Notification is a PostgreSQL NOTIFY: its channel prefix (Notify adds the
+// schema's digest) and its payload.
+type Notification struct{ Channel, Payload string }
 
 // FileTooLargeError refuses a case file whose JSON is over the limit.
 type FileTooLargeError struct{ Size, Limit int }
@@ -232,6 +242,12 @@ func SaveCase(ctx context.Context, idb bun.IDB, w CaseWrite) (int64, error) {
 	default:
 		addReadRowDeletes(b, rec.ID, allTables)
 		addReadRows(b, after, allTables)
+	}
+	if b.multi {
+		// Before the update: the batch's count must stay the update's.
+		for _, n := range w.Notifications {
+			b.add("notify", notifyQuery(idb, n.Channel, n.Payload))
+		}
 	}
 	if rec.Version != 0 {
 		// Name and definition change only when the case is migrated to
@@ -338,16 +354,29 @@ func loadCase(ctx context.Context, idb bun.IDB, id string, lock string) (CaseRec
 	return loadCaseWhere(ctx, idb, id, lock, "")
 }
 
-func loadCaseWhere(ctx context.Context, idb bun.IDB, id, lock, cond string) (CaseRecord, *engine.Case, error) {
-	var row caseRow
-	q := idb.NewSelect().Model(&row).Where("id = ?", id)
+// caseStatements are the few ways a case row is read by id (with or
+// without a lock, whether or not it must be a root), one statement each.
+var caseStatements sync.Map // lock + "\x00" + cond → *modelStatement[caseRow]
+
+func caseStatement(lock, cond string) *modelStatement[caseRow] {
+	key := lock + "\x00" + cond
+	if s, ok := caseStatements.Load(key); ok {
+		return s.(*modelStatement[caseRow])
+	}
+	rest := "WHERE id = ?"
 	if cond != "" {
-		q = q.Where(cond)
+		rest += " AND (" + cond + ")"
 	}
 	if lock != "" {
-		q = q.For(lock)
+		rest += " FOR " + lock
 	}
-	err := q.Scan(ctx)
+	s, _ := caseStatements.LoadOrStore(key, selectModel[caseRow](rest))
+	return s.(*modelStatement[caseRow])
+}
+
+func loadCaseWhere(ctx context.Context, idb bun.IDB, id, lock, cond string) (CaseRecord, *engine.Case, error) {
+	var row caseRow
+	err := caseStatement(lock, cond).scan(ctx, idb, &row, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return CaseRecord{}, nil, ErrNotFound
 	}

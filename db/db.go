@@ -114,7 +114,9 @@ func openPostgres(dsn string) (*DB, error) {
 		// run a list query of 76 ms.
 		cfg.RuntimeParams["jit"] = "off"
 	}
-	sqldb := stdlib.OpenDB(*cfg)
+	// The statements of the hot paths (statement) are prepared once per
+	// connection, unless the URL chose a mode for every query.
+	sqldb := sql.OpenDB(paramConnector{Connector: stdlib.GetConnector(*cfg), prepare: !params.Has("default_query_exec_mode")})
 	sqldb.SetMaxOpenConns(20)
 	sqldb.SetMaxIdleConns(10)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)

@@ -119,10 +119,12 @@ func DeployDefinition(ctx context.Context, idb bun.IDB, d Definition) (Definitio
 	return d, nil
 }
 
+var definitionByName = selectModel[definitionRow]("WHERE tenant = ? AND name = ?")
+
 // GetDefinition returns the current version of a definition.
 func GetDefinition(ctx context.Context, idb bun.IDB, tenant, name string) (Definition, error) {
 	var row definitionRow
-	err := idb.NewSelect().Model(&row).Where("tenant = ? AND name = ?", tenant, name).Scan(ctx)
+	err := definitionByName.scan(ctx, idb, &row, tenant, name)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Definition{}, ErrNotFound
 	}

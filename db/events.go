@@ -63,22 +63,25 @@ func newBatch(events []caseEventRow) (caseEventBatchRow, error) {
 		if !json.Valid([]byte(e.Payload)) {
 			return caseEventBatchRow{}, fmt.Errorf("db: event %d of case %s: payload is not JSON", e.Seq, e.CaseID)
 		}
-		typ, err := json.Marshal(e.Type)
-		if err != nil {
-			return caseEventBatchRow{}, err
-		}
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		buf.WriteString(`{"type":`)
-		buf.Write(typ)
-		buf.WriteString(`,"payload":`)
-		buf.WriteString(e.Payload)
-		buf.WriteByte('}')
+		appendBatchedEvent(&buf, e.Type, []byte(e.Payload))
 	}
 	buf.WriteByte(']')
 	return caseEventBatchRow{CaseID: first.CaseID, FirstSeq: first.Seq, LastSeq: first.Seq + int64(len(events)) - 1,
 		UserID: first.UserID, At: first.At, CorrelationID: first.CorrelationID, Events: buf.String()}, nil
+}
+
+// appendBatchedEvent appends one element of a batch's events array.
+func appendBatchedEvent(buf *bytes.Buffer, typ string, payload []byte) {
+	buf.WriteString(`{"type":`)
+	// A string always encodes.
+	t, _ := json.Marshal(typ)
+	buf.Write(t)
+	buf.WriteString(`,"payload":`)
+	buf.Write(payload)
+	buf.WriteByte('}')
 }
 
 // expand returns the events of a batch, one per sequence number.
@@ -103,20 +106,24 @@ func addEvents(b *stmtBatch, caseID string, w CaseWrite) error {
 	if len(w.Events) == 0 {
 		return nil
 	}
-	first := w.State.Sequence - int64(len(w.Events)) + 1
-	rows := make([]caseEventRow, len(w.Events))
+	// The payloads come from json.Marshal: unlike an archive's (newBatch),
+	// they need no check that they are JSON.
+	var buf bytes.Buffer
+	buf.WriteByte('[')
 	for i, e := range w.Events {
 		payload, err := e.MarshalPayload()
 		if err != nil {
 			return fmt.Errorf("db: encode event %s: %w", e.Type, err)
 		}
-		rows[i] = caseEventRow{CaseID: caseID, Seq: first + int64(i), Type: e.Type, Payload: string(payload), UserID: w.User, At: w.At,
-			CorrelationID: w.CorrelationID}
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		appendBatchedEvent(&buf, e.Type, payload)
 	}
-	batch, err := newBatch(rows)
-	if err != nil {
-		return err
-	}
+	buf.WriteByte(']')
+	first := w.State.Sequence - int64(len(w.Events)) + 1
+	batch := caseEventBatchRow{CaseID: caseID, FirstSeq: first, LastSeq: w.State.Sequence, UserID: w.User, At: w.At,
+		CorrelationID: w.CorrelationID, Events: buf.String()}
 	b.add("insert case events", b.idb.NewInsert().Model(&batch))
 	return nil
 }

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 )
 
@@ -18,8 +18,12 @@ const channelSQL = "? || left(md5(current_schema()), 16)"
 // Notify queues a PostgreSQL notification on channel in idb's transaction:
 // listeners hear it when the transaction commits, never when it rolls back.
 func Notify(ctx context.Context, idb bun.IDB, channel, payload string) error {
-	_, err := idb.ExecContext(ctx, "SELECT pg_notify("+channelSQL+", ?)", channel, payload)
+	_, err := notifyQuery(idb, channel, payload).Exec(ctx)
 	return err
+}
+
+func notifyQuery(idb bun.IDB, channel, payload string) *bun.RawQuery {
+	return idb.NewRaw("SELECT pg_notify("+channelSQL+", ?)", channel, payload)
 }
 
 // Listen calls fn with the payload of every notification on channel, on one
@@ -40,7 +44,7 @@ func Listen(ctx context.Context, d *DB, channel string, listening func(), fn fun
 		return err
 	}
 	return conn.Raw(func(dc any) error {
-		sc, ok := dc.(*stdlib.Conn)
+		sc, ok := dc.(interface{ Conn() *pgx.Conn }) // pgx's, or paramConn around it
 		if !ok {
 			return fmt.Errorf("db: LISTEN needs the pgx driver, not %T", dc)
 		}

@@ -269,10 +269,12 @@ func CaseTasks(ctx context.Context, idb bun.IDB, caseID string) ([]Task, error) 
 	return out, nil
 }
 
+var taskByKey = selectModel[taskRow]("WHERE case_id = ? AND id = ?")
+
 // GetTask returns one task of a case.
 func GetTask(ctx context.Context, idb bun.IDB, caseID, id string) (Task, error) {
 	var row taskRow
-	err := idb.NewSelect().Model(&row).Where("case_id = ? AND id = ?", caseID, id).Scan(ctx)
+	err := taskByKey.scan(ctx, idb, &row, caseID, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Task{}, ErrNotFound
 	}

@@ -113,6 +113,32 @@ func GetTenants(ctx context.Context, idb bun.IDB, names ...string) (map[string]T
 	return out, nil
 }
 
+var startChecks = newStatement(`SELECT EXISTS (SELECT 1 FROM retired_case_ids AS r WHERE r.id = ?) AS retired, t.name, t.enabled
+	FROM (SELECT 1 AS one) AS one LEFT JOIN tenants AS t ON t.name IN (?, ?)`)
+
+// StartChecks reads, in one statement, what a start case checks before
+// anything else: whether id belonged to an archived or deleted case, and
+// which of the tenants named id and tenant exist, and whether enabled.
+func StartChecks(ctx context.Context, idb bun.IDB, id, tenant string) (retired bool, enabled map[string]bool, err error) {
+	var rows []struct {
+		Retired bool           `bun:"retired"`
+		Name    sql.NullString `bun:"name"`
+		Enabled sql.NullBool   `bun:"enabled"`
+	}
+	err = startChecks.scan(ctx, idb, &rows, id, id, tenant)
+	if err != nil {
+		return false, nil, fmt.Errorf("db: select start checks: %w", err)
+	}
+	enabled = make(map[string]bool, 2)
+	for _, r := range rows {
+		retired = retired || r.Retired
+		if r.Name.Valid {
+			enabled[r.Name.String] = r.Enabled.Bool
+		}
+	}
+	return retired, enabled, nil
+}
+
 // TouchTenant records a change of the tenant by user at now, provided the
 // tenant still has the version the caller read; otherwise it returns
 // ErrStaleVersion. enabled sets the tenant's enabled flag.
@@ -208,6 +234,10 @@ func keys(m map[string]bool) []string {
 	return out
 }
 
+var tenantUserStatement = newStatement(`SELECT u.tenant, u.user_id, u.name, u.email, u.is_owner, u.enabled, u.added_seq, r.role
+	FROM tenant_users AS u LEFT JOIN tenant_user_roles AS r ON r.tenant = u.tenant AND r.user_id = u.user_id
+	WHERE u.tenant = ? AND u.user_id = ?`)
+
 // GetTenantUser returns the account of userID in tenant, enabled or not.
 func GetTenantUser(ctx context.Context, idb bun.IDB, tenant, userID string) (TenantUser, error) {
 	// One statement for the account and its roles: every command reads
@@ -216,10 +246,7 @@ func GetTenantUser(ctx context.Context, idb bun.IDB, tenant, userID string) (Ten
 		tenantUserRow
 		Role sql.NullString `bun:"role"`
 	}
-	err := idb.NewSelect().TableExpr("tenant_users AS u").
-		ColumnExpr("u.tenant, u.user_id, u.name, u.email, u.is_owner, u.enabled, u.added_seq, r.role").
-		Join("LEFT JOIN tenant_user_roles AS r ON r.tenant = u.tenant AND r.user_id = u.user_id").
-		Where("u.tenant = ? AND u.user_id = ?", tenant, userID).Scan(ctx, &rows)
+	err := tenantUserStatement.scan(ctx, idb, &rows, tenant, userID)
 	if err != nil {
 		return TenantUser{}, fmt.Errorf("db: select tenant user: %w", err)
 	}

@@ -87,20 +87,15 @@ func (s *Service) startCase(ctx context.Context, op string, who auth.Identity, i
 	err := s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
 		// The reference engine keeps one id space for cases and tenants:
 		// StartCase to a tenant's id reaches that tenant and fails.
-		if retired, err := caseIDRetired(ctx, tx, id); err != nil || retired {
-			if err != nil {
-				return err
-			}
-			return E(op, Invalid, msgStartCaseFailure)
-		}
-		tenants, err := db.GetTenants(ctx, tx, id, tenant)
+		// Nor does it reuse the id of an archived or deleted case.
+		retired, tenants, err := db.StartChecks(ctx, tx, id, tenant)
 		if err != nil {
 			return err
 		}
-		if _, ok := tenants[id]; ok {
+		if _, ok := tenants[id]; ok || retired {
 			return E(op, Invalid, msgStartCaseFailure)
 		}
-		if t, ok := tenants[tenant]; !ok || !t.Enabled {
+		if enabled, ok := tenants[tenant]; !ok || !enabled {
 			return configured(ActiveTenantNotFound(op, tenant))
 		}
 		acct, err := enabledAccountIn(ctx, tx, op, who, tenant)
@@ -119,7 +114,7 @@ func (s *Service) startCase(ctx context.Context, op string, who auth.Identity, i
 			return configured(err)
 		}
 		def := defs.Main()
-		team, err := s.newTeam(ctx, tx, op, def, tenant, who, in.Team)
+		team, err := s.newTeam(ctx, tx, op, def, tenant, who, acct.UserID == who.UserID, in.Team)
 		if err != nil {
 			return configured(err)
 		}
@@ -199,9 +194,15 @@ func (s *Service) saveCase(ctx context.Context, idb bun.IDB, def *cmmn.Case, rec
 	if newTimers(w) {
 		noteTimersSet(ctx)
 	}
+	if w.Notifications, err = s.caseNotifications(ctx, rec.ID); err != nil {
+		return 0, err
+	}
 	v, err := db.SaveCase(ctx, idb, w)
 	if err == nil {
 		noteChanged(ctx, Change{CaseID: rec.ID})
+		if len(w.Notifications) > 0 {
+			noteNotified(ctx, rec.ID)
+		}
 	}
 	return v, fileTooLarge("service.saveCase", err)
 }

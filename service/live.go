@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -63,7 +64,11 @@ func (s *Service) notifyInTx(ctx context.Context, tx bun.Tx, kind string, change
 	if s.db.Flavor != db.Postgres {
 		return nil
 	}
+	sent, _ := ctx.Value(notifiedKey{}).(*notified)
 	for _, c := range changes {
+		if c.Tenant == "" && sent != nil && slices.Contains(sent.cases, c.CaseID) {
+			continue // it went with the case's write
+		}
 		c.Kind = kind
 		payload, err := json.Marshal(c)
 		if err != nil {
@@ -74,6 +79,41 @@ func (s *Service) notifyInTx(ctx context.Context, tx bun.Tx, kind string, change
 		}
 	}
 	return nil
+}
+
+// notifiedKey holds, for the command running in ctx, its kind and the cases
+// whose change notification already went with their write.
+type notifiedKey struct{}
+
+type notified struct {
+	kind  string
+	cases []string
+}
+
+// caseNotifications returns, on PostgreSQL, the notification of a change to
+// caseID by the command running in ctx, to be queued in the case's write
+// batch (db.CaseWrite.Notifications) rather than by a statement of its own
+// at the end of the command; notifyInTx then skips the case. None on
+// SQLite, outside a command, or when the case's notification is already
+// on its way.
+func (s *Service) caseNotifications(ctx context.Context, caseID string) ([]db.Notification, error) {
+	sent, ok := ctx.Value(notifiedKey{}).(*notified)
+	if s.db.Flavor != db.Postgres || !ok || slices.Contains(sent.cases, caseID) {
+		return nil, nil
+	}
+	payload, err := json.Marshal(Change{CaseID: caseID, Kind: sent.kind})
+	if err != nil {
+		return nil, err
+	}
+	return []db.Notification{{Channel: liveChannel, Payload: string(payload)}}, nil
+}
+
+// noteNotified records that the notification of caseID went with a write
+// that succeeded (caseNotifications gave it).
+func noteNotified(ctx context.Context, caseID string) {
+	if sent, ok := ctx.Value(notifiedKey{}).(*notified); ok {
+		sent.cases = append(sent.cases, caseID)
+	}
 }
 
 // publishLocal hands a committed command's changes to this process's

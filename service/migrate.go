@@ -149,7 +149,7 @@ func (s *Service) replacementTeam(ctx context.Context, idb bun.IDB, op string, d
 	if !slices.ContainsFunc(members, MemberInput.owner) {
 		return Team{}, E(op, Invalid, msgTeamNoOwner)
 	}
-	return s.newTeam(ctx, idb, op, def, tenant, who, members)
+	return s.newTeam(ctx, idb, op, def, tenant, who, false, members)
 }
 
 // migrateSubCases moves the sub cases of root, just migrated onto defs,

@@ -199,10 +199,13 @@ func (s *Service) command(ctx context.Context, op string, fn func(ctx context.Co
 	ctx = context.WithValue(ctx, changesKey{}, changes)
 	ctx = context.WithValue(ctx, commandIDKey{}, newUUID())
 	kind := commandKind(op)
+	sent := &notified{kind: kind}
+	ctx = context.WithValue(ctx, notifiedKey{}, sent)
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		retries = attempt
 		*timers, *calls = false, 0
 		*changes = nil
+		sent.cases = nil
 		err = s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 			if err := fn(ctx, tx); err != nil {
 				return err

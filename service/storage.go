@@ -198,10 +198,3 @@ func (s *Service) DeleteTenant(ctx context.Context, who auth.Identity, tenant st
 		return db.DeleteTenant(ctx, tx, tenant, s.now())
 	})
 }
-
-// caseIDRetired refuses a new case on the id of an archived or deleted
-// one, as the reference engine does.
-func caseIDRetired(ctx context.Context, idb bun.IDB, id string) (bool, error) {
-	retired, _, err := db.IDRetired(ctx, idb, id)
-	return retired, err
-}

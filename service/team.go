@@ -70,7 +70,11 @@ func (m MemberInput) owner() bool {
 // newTeam validates a team against the case definition and records each
 // user member's origin. An empty team makes the creator its only member
 // and owner.
-func (s *Service) newTeam(ctx context.Context, idb bun.IDB, op string, def *cmmn.Case, tenant string, creator auth.Identity, in []MemberInput) (Team, error) {
+//
+// creatorInTenant says the creator has an account in the tenant (start
+// case has just read it; a caller without one may start cases too): a
+// member who is the creator then needs no lookup of its origin.
+func (s *Service) newTeam(ctx context.Context, idb bun.IDB, op string, def *cmmn.Case, tenant string, creator auth.Identity, creatorInTenant bool, in []MemberInput) (Team, error) {
 	if len(in) == 0 {
 		in = []MemberInput{{ID: creator.UserID, Type: UserMember, IsOwner: true}}
 	}
@@ -125,7 +129,11 @@ func (s *Service) newTeam(ctx context.Context, idb bun.IDB, op string, def *cmmn
 		if m.IsOwner {
 			owners++
 		}
-		team.Members = append(team.Members, Member{ID: m.ID, Type: m.Type, CaseRoles: uniqueSorted(m.CaseRoles), IsOwner: m.IsOwner, Origin: m.Origin})
+		origin := m.Origin
+		if origin == "" && creatorInTenant && m.Type == UserMember && m.ID == creator.UserID {
+			origin = OriginTenant
+		}
+		team.Members = append(team.Members, Member{ID: m.ID, Type: m.Type, CaseRoles: uniqueSorted(m.CaseRoles), IsOwner: m.IsOwner, Origin: origin})
 	}
 	if len(dups) > 0 {
 		return Team{}, Ef(op, Invalid, "The request content was malformed: Case team contains duplicate user entries: [%s]", strings.Join(dups, ", "))

@@ -1,0 +1,149 @@
+package db
+
+import (
+	"context"
+	"database/sql/driver"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+)
+
+// A statement is a query of fixed text whose values travel as parameters,
+// for the queries every command runs (the caller's account, the case's
+// lock and load, ...). bun writes every value into a statement's text, so
+// PostgreSQL parses, analyses and plans each of its statements afresh:
+// about a fifth of its time per start case, and for the account query four
+// times as long as running it. A statement's text is the same every time:
+// on PostgreSQL each connection prepares it once (pgx's statement cache,
+// 512 per connection) and runs it with its values bound, and PostgreSQL
+// reuses the parse and, once it has seen a few, the plan. On SQLite bun
+// inlines the values as for any query.
+//
+// The statement still goes through bun, so query hooks (tracing, the
+// tests' statement counts) see it as any other; its values reach the
+// driver beside it in the context, where paramConn picks them up. When
+// DATABASE_URL chooses default_query_exec_mode, that mode runs it (with
+// the simple protocol pgx binds the values itself, client side).
+type statement struct {
+	pg, lite string
+}
+
+// newStatement makes a statement of a query written with ? placeholders
+// (and no ? anywhere else: the query is ours and fixed).
+func newStatement(query string) statement {
+	var pg strings.Builder
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			pg.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		pg.WriteRune(r)
+	}
+	return statement{pg: pg.String(), lite: query}
+}
+
+// boundArgsKey holds, in the context of a statement's run, its values.
+type boundArgsKey struct{}
+
+type boundArgs struct {
+	query string
+	args  []any
+}
+
+// scan runs the statement and scans its rows into dest as bun does.
+func (s statement) scan(ctx context.Context, idb bun.IDB, dest any, args ...any) error {
+	if idb.Dialect().Name() != dialect.PG {
+		return idb.NewRaw(s.lite, args...).Scan(ctx, dest)
+	}
+	ctx = context.WithValue(ctx, boundArgsKey{}, &boundArgs{query: s.pg, args: args})
+	return idb.NewRaw(s.pg).Scan(ctx, dest)
+}
+
+// paramConnector hands database/sql connections that take a statement's
+// values from the context (see statement).
+type paramConnector struct {
+	driver.Connector
+	prepare bool
+}
+
+func (c paramConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := c.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sc, ok := conn.(*stdlib.Conn)
+	if !ok {
+		return conn, nil
+	}
+	return &paramConn{stdlibConn: sc, prepare: c.prepare}, nil
+}
+
+// paramConn is pgx's database/sql connection, with every method of it
+// (Conn() too, which LISTEN needs: hence the alias, for a field named Conn
+// would hide it), that binds a statement's values when bun passes on its
+// text alone.
+type paramConn struct {
+	*stdlibConn
+	prepare bool
+}
+
+type stdlibConn = stdlib.Conn
+
+func (c *paramConn) bind(ctx context.Context, query string, args []driver.NamedValue) []driver.NamedValue {
+	b, ok := ctx.Value(boundArgsKey{}).(*boundArgs)
+	if !ok || len(args) > 0 || b.query != query {
+		return args
+	}
+	named := make([]driver.NamedValue, 0, len(b.args)+1)
+	if c.prepare {
+		// pgx takes a QueryExecMode before the values as the mode of this
+		// one query; the connection's default stays the simple protocol
+		// for bun's statements, whose texts never repeat.
+		named = append(named, driver.NamedValue{Ordinal: 1, Value: pgx.QueryExecModeCacheStatement})
+	}
+	for _, a := range b.args {
+		named = append(named, driver.NamedValue{Ordinal: len(named) + 1, Value: a})
+	}
+	return named
+}
+
+func (c *paramConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	return c.stdlibConn.QueryContext(ctx, query, c.bind(ctx, query, args))
+}
+
+func (c *paramConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	return c.stdlibConn.ExecContext(ctx, query, c.bind(ctx, query, args))
+}
+
+// modelStatement is a statement selecting every column of row type T,
+// followed by rest (its WHERE, ORDER BY, FOR UPDATE...): the columns are
+// those bun reads into T, listed on first use from bun's description of T.
+type modelStatement[T any] struct {
+	once sync.Once
+	rest string
+	s    statement
+}
+
+func selectModel[T any](rest string) *modelStatement[T] {
+	return &modelStatement[T]{rest: rest}
+}
+
+func (m *modelStatement[T]) scan(ctx context.Context, idb bun.IDB, dest any, args ...any) error {
+	m.once.Do(func() {
+		t := idb.Dialect().Tables().Get(reflect.TypeFor[T]())
+		cols := make([]string, len(t.Fields))
+		for i, f := range t.Fields {
+			cols[i] = t.Alias + "." + f.Name
+		}
+		m.s = newStatement("SELECT " + strings.Join(cols, ", ") + " FROM " + t.Name + " AS " + t.Alias + " " + m.rest)
+	})
+	return m.s.scan(ctx, idb, dest, args...)
+}
