@@ -208,6 +208,31 @@ func exerciseCases(t *testing.T, open func(t *testing.T) *db.DB) {
 		}))
 	})
 
+	// A start case on PostgreSQL writes outside a transaction block: its
+	// batch, one multi-statement query, must be all or nothing by itself.
+	t.Run("NewCaseBatchIsAtomic", func(t *testing.T) {
+		d := setup(t, open)
+		if d.Flavor != db.Postgres {
+			t.Skip("SQLite runs a batch statement by statement, in a transaction")
+		}
+		// A stray event row (no foreign key refuses it) makes the batch's
+		// event insert, after the case row's, fail.
+		_, err := d.ExecContext(ctx, "INSERT INTO case_event_batches (case_id, first_seq, last_seq, user_id, at, events) VALUES ('c1', 1, 1, 'x', ?, '[]')", t0)
+		must(t, err)
+		rec, c := caseSpec{id: "c1", name: "P", members: []engine.Member{user("alice", true)}}.build()
+		c.Sequence = 1
+		_, err = db.SaveCase(ctx, d, db.CaseWrite{Record: rec, State: c, User: "alice", At: t0,
+			Events: []engine.Event{{Type: "CaseDefinitionApplied", Payload: map[string]any{}}}})
+		if err == nil {
+			t.Fatal("SaveCase over a taken event key succeeded")
+		}
+		for _, table := range []string{"cases", "plan_items", "case_team_members"} {
+			if n := count(t, d, table, "1 = 1"); n != 0 {
+				t.Errorf("%s keeps %d rows of the failed batch", table, n)
+			}
+		}
+	})
+
 	// No foreign key cascades a case's rows away on PostgreSQL (migration
 	// 00016): removing a case must wait for a command holding its lock, or
 	// the rows the command writes after the delete passed their table

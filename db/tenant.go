@@ -113,30 +113,48 @@ func GetTenants(ctx context.Context, idb bun.IDB, names ...string) (map[string]T
 	return out, nil
 }
 
-var startChecks = newStatement(`SELECT EXISTS (SELECT 1 FROM retired_case_ids AS r WHERE r.id = ?) AS retired, t.name, t.enabled
-	FROM (SELECT 1 AS one) AS one LEFT JOIN tenants AS t ON t.name IN (?, ?)`)
+var startChecks = newStatement(`SELECT EXISTS (SELECT 1 FROM retired_case_ids AS r WHERE r.id = ?) AS retired,
+	t.name, t.enabled, d.name AS definition_name, d.hash AS definition_hash
+	FROM (SELECT 1 AS one) AS one
+	LEFT JOIN tenants AS t ON t.name IN (?, ?)
+	LEFT JOIN definitions AS d ON d.tenant = ? AND d.name = ?`)
 
-// StartChecks reads, in one statement, what a start case checks before
-// anything else: whether id belonged to an archived or deleted case, and
-// which of the tenants named id and tenant exist, and whether enabled.
-func StartChecks(ctx context.Context, idb bun.IDB, id, tenant string) (retired bool, enabled map[string]bool, err error) {
+// StartCheck is what a start case checks before anything else.
+type StartCheck struct {
+	// Retired: the id belonged to an archived or deleted case.
+	Retired bool
+	// Tenants are those of the id and of the case's tenant that exist,
+	// with whether each is enabled.
+	Tenants map[string]bool
+	// DefinitionHash of the definition named, empty when the tenant has
+	// no such definition.
+	DefinitionName, DefinitionHash string
+}
+
+// StartChecks reads in one statement what a start case of id in tenant
+// on the definition named checks before anything else.
+func StartChecks(ctx context.Context, idb bun.IDB, id, tenant, definition string) (StartCheck, error) {
 	var rows []struct {
-		Retired bool           `bun:"retired"`
-		Name    sql.NullString `bun:"name"`
-		Enabled sql.NullBool   `bun:"enabled"`
+		Retired        bool           `bun:"retired"`
+		Name           sql.NullString `bun:"name"`
+		Enabled        sql.NullBool   `bun:"enabled"`
+		DefinitionName sql.NullString `bun:"definition_name"`
+		DefinitionHash sql.NullString `bun:"definition_hash"`
 	}
-	err = startChecks.scan(ctx, idb, &rows, id, id, tenant)
-	if err != nil {
-		return false, nil, fmt.Errorf("db: select start checks: %w", err)
+	if err := startChecks.scan(ctx, idb, &rows, id, id, tenant, tenant, definition); err != nil {
+		return StartCheck{}, fmt.Errorf("db: select start checks: %w", err)
 	}
-	enabled = make(map[string]bool, 2)
+	out := StartCheck{Tenants: make(map[string]bool, 2)}
 	for _, r := range rows {
-		retired = retired || r.Retired
+		out.Retired = out.Retired || r.Retired
 		if r.Name.Valid {
-			enabled[r.Name.String] = r.Enabled.Bool
+			out.Tenants[r.Name.String] = r.Enabled.Bool
+		}
+		if r.DefinitionHash.Valid {
+			out.DefinitionName, out.DefinitionHash = r.DefinitionName.String, r.DefinitionHash.String
 		}
 	}
-	return retired, enabled, nil
+	return out, nil
 }
 
 // TouchTenant records a change of the tenant by user at now, provided the

@@ -84,31 +84,28 @@ func (s *Service) startCase(ctx context.Context, op string, who auth.Identity, i
 		return CaseStarted{}, Ef(op, Invalid, "Invalid actor path '%s': %v", id, err)
 	}
 	var out CaseStarted
-	err := s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
+	err := s.oneBatchCommand(ctx, op, func(ctx context.Context, tx bun.IDB) error {
 		// The reference engine keeps one id space for cases and tenants:
 		// StartCase to a tenant's id reaches that tenant and fails.
 		// Nor does it reuse the id of an archived or deleted case.
-		retired, tenants, err := db.StartChecks(ctx, tx, id, tenant)
+		check, err := db.StartChecks(ctx, tx, id, tenant, definitionFileName(in.Definition))
 		if err != nil {
 			return err
 		}
-		if _, ok := tenants[id]; ok || retired {
+		if _, ok := check.Tenants[id]; ok || check.Retired {
 			return E(op, Invalid, msgStartCaseFailure)
 		}
-		if enabled, ok := tenants[tenant]; !ok || !enabled {
+		if enabled, ok := check.Tenants[tenant]; !ok || !enabled {
 			return configured(ActiveTenantNotFound(op, tenant))
 		}
 		acct, err := enabledAccountIn(ctx, tx, op, who, tenant)
 		if err != nil {
 			return configured(err)
 		}
-		stored, err := db.GetDefinition(ctx, tx, tenant, definitionFileName(in.Definition))
-		if errors.Is(err, db.ErrNotFound) {
+		if check.DefinitionHash == "" {
 			return configured(Ef(op, Invalid, "Cannot find or load definition %s", definitionFileName(strings.TrimSpace(in.Definition))))
 		}
-		if err != nil {
-			return err
-		}
+		stored := db.Definition{Name: check.DefinitionName, Hash: check.DefinitionHash}
 		defs, err := s.storedDefinitions(ctx, tx, stored.Hash)
 		if err != nil {
 			return configured(err)
@@ -133,6 +130,10 @@ func (s *Service) startCase(ctx context.Context, op string, who auth.Identity, i
 		if err != nil {
 			return engineError(op, err)
 		}
+		if len(started.Effects) > 0 && !inTx(tx) {
+			// Sub cases or process tasks to start: more than one batch.
+			return errNeedsTx
+		}
 		events := started.Events
 		rec := db.CaseRecord{ID: id, Tenant: tenant, Name: def.Name(), DefinitionName: stored.Name, DefinitionHash: stored.Hash,
 			RootCaseID: id, CreatedOn: now, CreatedBy: who.UserID}
@@ -143,7 +144,8 @@ func (s *Service) startCase(ctx context.Context, op string, who auth.Identity, i
 			return err
 		}
 		if len(started.Effects) > 0 {
-			if err := s.settle(ctx, tx, op, who, started.Effects); err != nil {
+			// In a transaction: the check before the write sent any other way here.
+			if err := s.settle(ctx, tx.(bun.Tx), op, who, started.Effects); err != nil {
 				return err
 			}
 			// Its sub cases may have reported back already.

@@ -60,7 +60,7 @@ func noteChanged(ctx context.Context, c Change) {
 // transaction commits and drops it on rollback, so every replica hears of
 // the commit and of nothing else. SQLite has no replicas: its bus is fed
 // after the commit (publishLocal).
-func (s *Service) notifyInTx(ctx context.Context, tx bun.Tx, kind string, changes []Change) error {
+func (s *Service) notifyInTx(ctx context.Context, tx bun.IDB, kind string, changes []Change) error {
 	if s.db.Flavor != db.Postgres {
 		return nil
 	}

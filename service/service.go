@@ -183,6 +183,33 @@ const maxAttempts = 5
 // command runs again on fresh data, a bounded number of times. Errors come
 // back classified.
 func (s *Service) command(ctx context.Context, op string, fn func(ctx context.Context, tx bun.Tx) error) (err error) {
+	return s.runCommand(ctx, op, false, func(ctx context.Context, idb bun.IDB) error { return fn(ctx, idb.(bun.Tx)) })
+}
+
+// errNeedsTx is returned by a command run as one batch (oneBatchCommand)
+// that finds, before it has written anything, it must write more.
+var errNeedsTx = errors.New("service: the command needs a transaction")
+
+// oneBatchCommand is command for a command whose writes are, most often,
+// one case's write batch and nothing else (a start case without sub cases
+// or process tasks to start). On PostgreSQL fn then runs without a
+// transaction block: its reads run as they come, and the batch, a
+// multi-statement query, is a transaction of its own, all applied or none.
+// That spares the BEGIN and the COMMIT, two of a start case's five round
+// trips. fn returns errNeedsTx, before it writes, when it has more to do
+// (it checks with inTx): then it runs again in a transaction. On SQLite,
+// where the batch runs statement by statement, fn always runs in one.
+func (s *Service) oneBatchCommand(ctx context.Context, op string, fn func(ctx context.Context, idb bun.IDB) error) error {
+	return s.runCommand(ctx, op, s.db.Flavor == db.Postgres, fn)
+}
+
+// inTx reports whether idb is a transaction (see oneBatchCommand).
+func inTx(idb bun.IDB) bool {
+	_, ok := idb.(bun.Tx)
+	return ok
+}
+
+func (s *Service) runCommand(ctx context.Context, op string, oneBatch bool, fn func(ctx context.Context, idb bun.IDB) error) (err error) {
 	retries := 0
 	if s.observer != nil {
 		start := time.Now()
@@ -206,12 +233,25 @@ func (s *Service) command(ctx context.Context, op string, fn func(ctx context.Co
 		*timers, *calls = false, 0
 		*changes = nil
 		sent.cases = nil
-		err = s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-			if err := fn(ctx, tx); err != nil {
-				return err
+		if oneBatch {
+			if err = fn(ctx, s.db); err == nil {
+				err = s.notifyInTx(ctx, s.db, kind, *changes)
 			}
-			return s.notifyInTx(ctx, tx, kind, *changes)
-		})
+			if errors.Is(err, errNeedsTx) {
+				oneBatch = false
+				*timers, *calls = false, 0
+				*changes = nil
+				sent.cases = nil
+			}
+		}
+		if !oneBatch {
+			err = s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+				if err := fn(ctx, tx); err != nil {
+					return err
+				}
+				return s.notifyInTx(ctx, tx, kind, *changes)
+			})
+		}
 		if err == nil && *timers {
 			// Only now, committed, can the timer runner see the timer.
 			s.wakeTimers()
