@@ -2,11 +2,14 @@ package db_test
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/casegraph/casegraph/db"
 	"github.com/casegraph/casegraph/db/dbtest"
+	"github.com/casegraph/casegraph/engine"
 	"github.com/uptrace/bun"
 )
 
@@ -34,6 +37,7 @@ func TestStatementsArePrepared(t *testing.T) {
 				must(t, err)
 				return d
 			})
+			var w db.CaseWrite
 			must(t, d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 				for range 3 {
 					u, err := db.GetTenantUser(ctx, tx, "acme", "alice")
@@ -47,13 +51,78 @@ func TestStatementsArePrepared(t *testing.T) {
 				if _, err := db.GetTenantUser(ctx, tx, "acme", "nobody"); err != db.ErrNotFound {
 					t.Errorf("GetTenantUser(nobody) = %v, want ErrNotFound", err)
 				}
-				var n int
-				err := tx.NewRaw("SELECT COUNT(*) FROM pg_prepared_statements WHERE statement LIKE '%FROM tenant_users AS u LEFT JOIN%'").Scan(ctx, &n)
-				if n != tc.prepared {
-					t.Errorf("the account statement is prepared %d times on the connection, want %d", n, tc.prepared)
+				// A case's write batches: a new case's inserts, then an
+				// update with an upsert of its task.
+				due := t0.Add(time.Hour)
+				rec, c := caseSpec{id: "c1", name: "P", members: []engine.Member{user("alice", true, "Clerk")},
+					tasks: []*engine.PlanItem{humanTask("t1", "Review", "Clerk", "", engine.Unassigned, &due)}}.build()
+				c.Sequence = 1
+				w = db.CaseWrite{Record: rec, State: c, User: "alice", At: t0, Events: []engine.Event{{Type: "Started", Payload: map[string]any{}}}}
+				v, err := db.SaveCase(ctx, tx, w)
+				if err != nil {
+					return err
 				}
+				before := cloneCase(t, c)
+				c.PlanItems[1].Task.State, c.PlanItems[1].Task.Assignee, c.PlanItems[1].Task.DueDate = engine.Assigned, "alice", nil
+				c.Sequence = 2
+				rec.Version = v
+				w = db.CaseWrite{Record: rec, State: c, User: "alice", At: t0, Before: &db.ReadState{State: before},
+					Events: []engine.Event{{Type: "Claimed", Payload: map[string]any{}}}}
+				if v, err = db.SaveCase(ctx, tx, w); err != nil || v != 2 {
+					t.Fatalf("second save: version %d, %v", v, err)
+				}
+				task, err := db.GetTask(ctx, tx, "c1", "t1")
+				if err != nil {
+					return err
+				}
+				if task.TaskState != "Assigned" || task.Assignee != "alice" || task.DueDate != nil || task.Input != `{"in":"x"}` {
+					t.Errorf("task after the upsert: %+v", task)
+				}
+				rec.Version = 1
+				w.Record = rec
+				return nil
+			}))
+			// A stale write is refused by the batch still (and ends its
+			// transaction).
+			err := d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+				_, err := db.SaveCase(ctx, tx, w)
 				return err
+			})
+			if err != db.ErrStaleVersion {
+				t.Errorf("a stale save: %v, want ErrStaleVersion", err)
+			}
+			// On one connection, to see what it has prepared.
+			must(t, d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+				if _, err := db.GetTenantUser(ctx, tx, "acme", "alice"); err != nil {
+					return err
+				}
+				rec, c := caseSpec{id: "c2", name: "P", members: []engine.Member{user("alice", true)}}.build()
+				c.Sequence = 1
+				if _, err := db.SaveCase(ctx, tx, db.CaseWrite{Record: rec, State: c, User: "alice", At: t0,
+					Events: []engine.Event{{Type: "Started", Payload: map[string]any{}}}}); err != nil {
+					return err
+				}
+				for _, like := range []string{"%FROM tenant_users AS u LEFT JOIN%"} {
+					var n int
+					if err := tx.NewRaw("SELECT COUNT(*) FROM pg_prepared_statements WHERE statement LIKE ?", like).Scan(ctx, &n); err != nil {
+						return err
+					}
+					if n != tc.prepared {
+						t.Errorf("%q is prepared %d times on the connection, want %d", like, n, tc.prepared)
+					}
+				}
+				return nil
 			}))
 		})
 	}
+}
+
+// cloneCase returns a deep copy of c.
+func cloneCase(t *testing.T, c *engine.Case) *engine.Case {
+	t.Helper()
+	b, err := json.Marshal(c)
+	must(t, err)
+	var out engine.Case
+	must(t, json.Unmarshal(b, &out))
+	return &out
 }
