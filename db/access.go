@@ -31,24 +31,32 @@ func caseOf(ctx context.Context, idb bun.IDB, table, id string) (string, error) 
 	return ids[0], nil
 }
 
-var taskCaseOfMember = newStatement(`SELECT t.case_id, EXISTS (SELECT 1 FROM case_team_members AS m
+var taskCaseOfMember = newStatement(`SELECT t.case_id, c.definition_hash, EXISTS (SELECT 1 FROM case_team_members AS m
 	WHERE m.case_id = t.case_id AND m.member_type = 'user' AND m.member_id = ?) AS member
-	FROM tasks AS t WHERE t.id = ? LIMIT 1`)
+	FROM tasks AS t JOIN cases AS c ON c.id = t.case_id WHERE t.id = ? LIMIT 1`)
 
-// TaskCaseOfMember returns the case of task id and whether userID has a
-// user row in its team (whatever the state of the account): the one
-// membership a key lookup confirms. ErrNotFound for an unknown task.
-func TaskCaseOfMember(ctx context.Context, idb bun.IDB, userID, id string) (caseID string, member bool, err error) {
+// TaskCaseRef is where a task is: its case, the hash of the case's definition
+// document, and whether the caller has a user row in the case's team.
+type TaskCaseRef struct {
+	CaseID, DefinitionHash string
+	Member                 bool
+}
+
+// TaskCaseOfMember returns the case of task id, the case's definition
+// hash, and whether userID has a user row in its team (whatever the state
+// of the account): the one membership a key lookup confirms. ErrNotFound
+// for an unknown task.
+func TaskCaseOfMember(ctx context.Context, idb bun.IDB, userID, id string) (TaskCaseRef, error) {
 	var rows []struct {
-		CaseID string `bun:"case_id"`
-		Member bool   `bun:"member"`
+		CaseID         string `bun:"case_id"`
+		DefinitionHash string `bun:"definition_hash"`
+		Member         bool   `bun:"member"`
 	}
-	err = taskCaseOfMember.scan(ctx, idb, &rows, userID, id)
-	if err != nil {
-		return "", false, fmt.Errorf("db: select case of task: %w", err)
+	if err := taskCaseOfMember.scan(ctx, idb, &rows, userID, id); err != nil {
+		return TaskCaseRef{}, fmt.Errorf("db: select case of task: %w", err)
 	}
 	if len(rows) == 0 {
-		return "", false, ErrNotFound
+		return TaskCaseRef{}, ErrNotFound
 	}
-	return rows[0].CaseID, rows[0].Member, nil
+	return TaskCaseRef{CaseID: rows[0].CaseID, DefinitionHash: rows[0].DefinitionHash, Member: rows[0].Member}, nil
 }

@@ -111,7 +111,7 @@ var wantStatements = map[string]int{
 	"start case":  10,
 	"team change": 7,
 	"claim":       6,
-	"complete":    8,
+	"complete":    7,
 }
 
 // wantPostgresRoundTrips pins the round trips to PostgreSQL, BEGIN and
@@ -120,7 +120,7 @@ var wantPostgresRoundTrips = map[string]int{
 	"start case":  3,
 	"team change": 6,
 	"claim":       6,
-	"complete":    7,
+	"complete":    6,
 }
 
 // TestSQLCostPerCommand runs the commands the load generator measures
