@@ -33,12 +33,14 @@ SELECT gm.user_id FROM case_team_members AS m
 	WHERE m.case_id = ?0 AND m.member_type = 'group'
 LIMIT ?1`
 
+var caseAudience = newStatement(caseAudienceSQL)
+
 // CaseAudience returns the users who may be in the team of case caseID
 // (see caseAudienceSQL), none for a case that does not exist. complete is
 // false when there are more than limit: the caller then treats everyone as
 // a possible member.
 func CaseAudience(ctx context.Context, idb bun.IDB, caseID string, limit int) (users []string, complete bool, err error) {
-	if err := idb.NewRaw(caseAudienceSQL, caseID, limit+1).Scan(ctx, &users); err != nil {
+	if err := caseAudience.scan(ctx, idb, &users, caseID, limit+1); err != nil {
 		return nil, false, fmt.Errorf("db: case audience: %w", err)
 	}
 	if len(users) > limit {

@@ -34,18 +34,30 @@ type statement struct {
 	pg, lite string
 }
 
-// newStatement makes a statement of a query written with ? placeholders
-// (and no ? anywhere else: the query is ours and fixed).
+// newStatement makes a statement of a query written with ? placeholders,
+// each taking the next value, or with ?0, ?1... naming values by position
+// as bun does (not both; and no ? anywhere else: the query is ours and
+// fixed).
 func newStatement(query string) statement {
 	var pg strings.Builder
 	n := 0
-	for _, r := range query {
-		if r == '?' {
-			n++
-			pg.WriteString("$" + strconv.Itoa(n))
+	for i := 0; i < len(query); i++ {
+		if query[i] != '?' {
+			pg.WriteByte(query[i])
 			continue
 		}
-		pg.WriteRune(r)
+		j := i + 1
+		for j < len(query) && query[j] >= '0' && query[j] <= '9' {
+			j++
+		}
+		if j > i+1 {
+			pos, _ := strconv.Atoi(query[i+1 : j])
+			pg.WriteString("$" + strconv.Itoa(pos+1))
+			i = j - 1
+			continue
+		}
+		n++
+		pg.WriteString("$" + strconv.Itoa(n))
 	}
 	return statement{pg: pg.String(), lite: query}
 }
