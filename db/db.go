@@ -115,8 +115,12 @@ func openPostgres(dsn string) (*DB, error) {
 		cfg.RuntimeParams["jit"] = "off"
 	}
 	// The statements of the hot paths (statement) are prepared once per
-	// connection, unless the URL chose a mode for every query.
-	sqldb := sql.OpenDB(paramConnector{Connector: stdlib.GetConnector(*cfg), prepare: !params.Has("default_query_exec_mode")})
+	// connection, unless the URL chose a mode for every query or turned
+	// pgx's statement cache off (statement_cache_capacity=0, as for a
+	// pooler that cannot keep prepared statements): pgx refuses the
+	// cache-statement mode without a cache.
+	prepare := !params.Has("default_query_exec_mode") && cfg.StatementCacheCapacity > 0
+	sqldb := sql.OpenDB(paramConnector{Connector: stdlib.GetConnector(*cfg), prepare: prepare})
 	sqldb.SetMaxOpenConns(20)
 	sqldb.SetMaxIdleConns(10)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)

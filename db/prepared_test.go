@@ -15,8 +15,9 @@ import (
 
 // TestStatementsArePrepared checks that the hot paths' statements are
 // prepared once per connection on PostgreSQL and run with their values
-// bound, and that a DATABASE_URL choosing its own query mode is obeyed:
-// then nothing is prepared, and the answers are the same.
+// bound, and that a DATABASE_URL choosing its own query mode, or turning
+// pgx's statement cache off, is obeyed: then nothing is prepared, and the
+// answers are the same.
 func TestStatementsArePrepared(t *testing.T) {
 	if !slices.Contains(dbtest.Flavors(), db.Postgres) {
 		t.Skip("prepared statements are PostgreSQL's")
@@ -27,6 +28,10 @@ func TestStatementsArePrepared(t *testing.T) {
 	}{
 		{"by default", "", 1},
 		{"mode chosen by the URL", "&default_query_exec_mode=simple_protocol", 0},
+		// A URL for a pooler that cannot keep prepared statements may
+		// turn pgx's statement cache off instead of choosing a mode:
+		// pgx then refuses to run a query in the cache-statement mode.
+		{"statement cache off in the URL", "&statement_cache_capacity=0", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := setup(t, func(t *testing.T) *db.DB {

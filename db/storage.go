@@ -38,7 +38,11 @@ func caseTreeIDs(ctx context.Context, idb bun.IDB, id string) ([]string, error) 
 	ids := []string{id}
 	for level := []string{id}; len(level) > 0 && len(ids) < 100000; {
 		var next []string
-		err := idb.NewSelect().Model((*caseRow)(nil)).Column("id").Where("parent_case_id IN (?)", bun.List(level)).Scan(ctx, &next)
+		// The condition of the partial index cases_parent (PostgreSQL's
+		// migration 00017), said again: past 100 values the planner no
+		// longer proves the IN list implies it, and would scan every case.
+		err := idb.NewSelect().Model((*caseRow)(nil)).Column("id").
+			Where("parent_case_id IN (?) AND parent_case_id <> ''", bun.List(level)).Scan(ctx, &next)
 		if err != nil {
 			return nil, fmt.Errorf("db: select sub cases: %w", err)
 		}
