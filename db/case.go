@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -328,6 +330,83 @@ func LockAndLoadCase(ctx context.Context, tx bun.Tx, flavor Dialect, id string, 
 		return CaseRecord{}, nil, ErrLocked
 	}
 	return rec, c, err
+}
+
+// LockAndLoadCaseAs is LockAndLoadCase, waiting for the lock, that also
+// reads userID's account in the case's tenant: for a case that is its own
+// root, one statement where a command took two. The account is nil when
+// the user has none there; read is false when it was not read (a sub
+// case, whose root is locked first), and the caller reads it itself.
+func LockAndLoadCaseAs(ctx context.Context, tx bun.Tx, flavor Dialect, id, userID string) (rec CaseRecord, c *engine.Case,
+	acct *TenantUser, read bool, err error) {
+	var rows []struct {
+		caseRow
+		AccountUserID  sql.NullString `bun:"account_user_id"`
+		AccountName    sql.NullString `bun:"account_name"`
+		AccountEmail   sql.NullString `bun:"account_email"`
+		AccountIsOwner sql.NullBool   `bun:"account_is_owner"`
+		AccountEnabled sql.NullBool   `bun:"account_enabled"`
+		AccountRoles   sql.NullString `bun:"account_roles"`
+	}
+	err = caseAndAccountStatement(tx, flavor).scan(ctx, tx, &rows, userID, id)
+	if err != nil && strings.Contains(err.Error(), "55P03") {
+		return CaseRecord{}, nil, nil, false, ErrLocked
+	}
+	if err != nil {
+		return CaseRecord{}, nil, nil, false, fmt.Errorf("db: select case and account: %w", err)
+	}
+	if len(rows) == 0 {
+		rec, c, err = LockAndLoadCase(ctx, tx, flavor, id, false)
+		return rec, c, nil, false, err
+	}
+	row := rows[0]
+	if c, err = decodeSnapshot(row.caseRow); err != nil {
+		return CaseRecord{}, nil, nil, false, err
+	}
+	if row.AccountUserID.Valid {
+		roles := []string{}
+		if row.AccountRoles.String != "" {
+			roles = strings.Split(row.AccountRoles.String, roleSeparator)
+			sort.Strings(roles)
+		}
+		acct = &TenantUser{Tenant: row.Tenant, UserID: row.AccountUserID.String, Name: row.AccountName.String, Email: row.AccountEmail.String,
+			Roles: roles, IsOwner: row.AccountIsOwner.Bool, Enabled: row.AccountEnabled.Bool}
+	}
+	return row.record(), c, acct, true, nil
+}
+
+// roleSeparator joins an account's roles in one column: a control
+// character, which no role name may hold (service.checkIdentifier refuses
+// them when a tenant user is written).
+const roleSeparator = "\x1f"
+
+var caseAndAccount [2]struct {
+	once sync.Once
+	s    statement
+}
+
+// caseAndAccountStatement is the root case, locked, with one account in
+// its tenant and the account's roles joined (string_agg on PostgreSQL,
+// group_concat on SQLite, which locks nothing).
+func caseAndAccountStatement(idb bun.IDB, flavor Dialect) statement {
+	i, agg, lock := 0, "string_agg(r.role, chr(31))", " FOR UPDATE OF case_row"
+	if flavor != Postgres {
+		i, agg, lock = 1, "group_concat(r.role, char(31))", ""
+	}
+	cs := &caseAndAccount[i]
+	cs.once.Do(func() {
+		t := idb.Dialect().Tables().Get(reflect.TypeFor[caseRow]())
+		cols := make([]string, len(t.Fields))
+		for i, f := range t.Fields {
+			cols[i] = "case_row." + f.Name
+		}
+		cs.s = newStatement("SELECT " + strings.Join(cols, ", ") + `, u.user_id AS account_user_id, u.name AS account_name,
+	u.email AS account_email, u.is_owner AS account_is_owner, u.enabled AS account_enabled,
+	(SELECT ` + agg + ` FROM tenant_user_roles AS r WHERE r.tenant = u.tenant AND r.user_id = u.user_id) AS account_roles
+	FROM cases AS case_row LEFT JOIN tenant_users AS u ON u.tenant = case_row.tenant AND u.user_id = ?
+	WHERE case_row.id = ? AND (case_row.root_case_id = case_row.id OR case_row.root_case_id = '')` + lock)
+	})
+	return cs.s
 }
 
 // LoadCaseIfFree is LoadCaseForUpdate that does not wait: when another

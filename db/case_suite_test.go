@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -206,6 +207,60 @@ func exerciseCases(t *testing.T, open func(t *testing.T) *db.DB) {
 			_, _, err := db.LoadCaseIfFree(ctx, tx, d.Flavor, "c1")
 			return err
 		}))
+	})
+
+	t.Run("LockAndLoadAs", func(t *testing.T) {
+		d := setup(t, open)
+		newCase(t, d, caseSpec{id: "root", name: "R", members: []engine.Member{user("alice", true)}})
+		newCase(t, d, caseSpec{id: "sub", name: "S", parent: "root", members: []engine.Member{user("alice", true)}})
+		for _, tc := range []struct {
+			caseID, user string
+			read         bool
+			want         *db.TenantUser
+		}{
+			{"root", "alice", true, &db.TenantUser{Tenant: "acme", UserID: "alice", Roles: []string{"Clerk"}, IsOwner: true, Enabled: true}},
+			{"root", "carl", true, &db.TenantUser{Tenant: "acme", UserID: "carl", Roles: []string{"Clerk"}, Enabled: false}},
+			{"root", "dave", true, &db.TenantUser{Tenant: "acme", UserID: "dave", Roles: []string{}, Enabled: true}},
+			{"root", "stranger", true, nil},
+			{"sub", "alice", false, nil}, // a sub case: its root is locked first, the account read apart
+		} {
+			must(t, d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+				rec, c, acct, read, err := db.LockAndLoadCaseAs(ctx, tx, d.Flavor, tc.caseID, tc.user)
+				if err != nil {
+					return err
+				}
+				if rec.ID != tc.caseID || c.ID != tc.caseID || read != tc.read {
+					t.Errorf("%s as %s: case %s/%s, read %v", tc.caseID, tc.user, rec.ID, c.ID, read)
+				}
+				if acct != nil {
+					// Names and emails are the setup's; compare the rest.
+					acct.Name, acct.Email = "", ""
+				}
+				if (acct == nil) != (tc.want == nil) || acct != nil && !reflect.DeepEqual(*acct, *tc.want) {
+					t.Errorf("%s as %s: account %+v, want %+v", tc.caseID, tc.user, acct, tc.want)
+				}
+				return nil
+			}))
+		}
+		if d.Flavor == db.Postgres {
+			// It locks the case as LoadCaseForUpdate does.
+			must(t, d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+				if _, _, _, _, err := db.LockAndLoadCaseAs(ctx, tx, d.Flavor, "root", "alice"); err != nil {
+					return err
+				}
+				err := d.InTx(ctx, func(ctx context.Context, other bun.Tx) error {
+					_, _, err := db.LoadCaseIfFree(ctx, other, d.Flavor, "root")
+					return err
+				})
+				wantErr(t, "LoadCaseIfFree on a case LockAndLoadCaseAs holds", err, db.ErrLocked)
+				return nil
+			}))
+		}
+		err := d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			_, _, _, _, err := db.LockAndLoadCaseAs(ctx, tx, d.Flavor, "nope", "alice")
+			return err
+		})
+		wantErr(t, "LockAndLoadCaseAs of an unknown case", err, db.ErrNotFound)
 	})
 
 	// A start case on PostgreSQL writes outside a transaction block: its

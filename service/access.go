@@ -24,6 +24,12 @@ func (s *Service) caseActor(ctx context.Context, idb bun.IDB, op string, who aut
 	if err != nil {
 		return engine.Actor{}, err
 	}
+	return s.caseActorOf(ctx, idb, op, who, tenant, team, notFound, acct)
+}
+
+// caseActorOf is caseActor with the caller's account (accountIn) read.
+func (s *Service) caseActorOf(ctx context.Context, idb bun.IDB, op string, who auth.Identity, tenant string, team Team,
+	notFound error, acct TenantUser) (engine.Actor, error) {
 	groups, err := callerGroups(ctx, idb, who, tenant, team)
 	if err != nil {
 		return engine.Actor{}, wrap(op, err)
@@ -103,13 +109,22 @@ func enabledAccountIn(ctx context.Context, idb bun.IDB, op string, who auth.Iden
 	return acct, nil
 }
 
+// accountOrNone is what accountIn makes of an account read elsewhere (nil:
+// none in the tenant).
+func accountOrNone(acct *TenantUser) TenantUser {
+	if acct == nil {
+		return TenantUser{Enabled: true}
+	}
+	return *acct
+}
+
 // accountIn is the caller's account in tenant; a caller without one
 // (case teams may name anyone) counts as enabled, without tenant roles.
 func accountIn(ctx context.Context, idb bun.IDB, op string, who auth.Identity, tenant string) (TenantUser, error) {
 	acct, err := db.GetTenantUser(ctx, idb, tenant, who.UserID)
 	switch {
 	case errors.Is(err, db.ErrNotFound):
-		return TenantUser{Enabled: true}, nil
+		return accountOrNone(nil), nil
 	case err != nil:
 		return TenantUser{}, wrap(op, err)
 	}

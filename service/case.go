@@ -274,12 +274,15 @@ func (s *Service) memberCase(ctx context.Context, idb bun.IDB, op string, who au
 // thing's NotFound, the one an unknown id of it gets.
 func (s *Service) memberCaseOr(ctx context.Context, idb bun.IDB, op string, who auth.Identity, id string, notFound error) (caseAccess, error) {
 	var (
-		rec db.CaseRecord
-		c   *engine.Case
-		err error
+		rec  db.CaseRecord
+		c    *engine.Case
+		acct *TenantUser
+		read bool
+		err  error
 	)
 	if tx, ok := idb.(bun.Tx); ok {
-		rec, c, err = db.LockAndLoadCase(ctx, tx, s.db.Flavor, id, false)
+		// The caller's account comes with the case's lock and load.
+		rec, c, acct, read, err = db.LockAndLoadCaseAs(ctx, tx, s.db.Flavor, id, who.UserID)
 	} else {
 		rec, c, err = db.LoadCase(ctx, idb, id)
 	}
@@ -289,7 +292,12 @@ func (s *Service) memberCaseOr(ctx context.Context, idb bun.IDB, op string, who 
 	if err != nil {
 		return caseAccess{}, wrap(op, err)
 	}
-	actor, err := s.caseActor(ctx, idb, op, who, rec.Tenant, c.Team, notFound)
+	var actor engine.Actor
+	if read {
+		actor, err = s.caseActorOf(ctx, idb, op, who, rec.Tenant, c.Team, notFound, accountOrNone(acct))
+	} else {
+		actor, err = s.caseActor(ctx, idb, op, who, rec.Tenant, c.Team, notFound)
+	}
 	if err != nil {
 		return caseAccess{}, err
 	}

@@ -109,18 +109,18 @@ func (c sqlCost) queries() int {
 // figure when the path gets leaner; raise one only knowingly.
 var wantStatements = map[string]int{
 	"start case":  10,
-	"team change": 7,
-	"claim":       6,
-	"complete":    7,
+	"team change": 6,
+	"claim":       5,
+	"complete":    6,
 }
 
 // wantPostgresRoundTrips pins the round trips to PostgreSQL, BEGIN and
 // COMMIT included: there a command's writes leave as one batch.
 var wantPostgresRoundTrips = map[string]int{
 	"start case":  3,
-	"team change": 6,
-	"claim":       6,
-	"complete":    6,
+	"team change": 5,
+	"claim":       5,
+	"complete":    5,
 }
 
 // TestSQLCostPerCommand runs the commands the load generator measures
