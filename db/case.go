@@ -395,12 +395,7 @@ func caseAndAccountStatement(idb bun.IDB, flavor Dialect) statement {
 	}
 	cs := &caseAndAccount[i]
 	cs.once.Do(func() {
-		t := idb.Dialect().Tables().Get(reflect.TypeFor[caseRow]())
-		cols := make([]string, len(t.Fields))
-		for i, f := range t.Fields {
-			cols[i] = "case_row." + f.Name
-		}
-		cs.s = newStatement("SELECT " + strings.Join(cols, ", ") + `, u.user_id AS account_user_id, u.name AS account_name,
+		cs.s = newStatement("SELECT " + modelColumns(idb, reflect.TypeFor[caseRow]()) + `, u.user_id AS account_user_id, u.name AS account_name,
 	u.email AS account_email, u.is_owner AS account_is_owner, u.enabled AS account_enabled,
 	(SELECT ` + agg + ` FROM tenant_user_roles AS r WHERE r.tenant = u.tenant AND r.user_id = u.user_id) AS account_roles
 	FROM cases AS case_row LEFT JOIN tenant_users AS u ON u.tenant = case_row.tenant AND u.user_id = ?

@@ -151,11 +151,18 @@ func selectModel[T any](rest string) *modelStatement[T] {
 func (m *modelStatement[T]) scan(ctx context.Context, idb bun.IDB, dest any, args ...any) error {
 	m.once.Do(func() {
 		t := idb.Dialect().Tables().Get(reflect.TypeFor[T]())
-		cols := make([]string, len(t.Fields))
-		for i, f := range t.Fields {
-			cols[i] = t.Alias + "." + f.Name
-		}
-		m.s = newStatement("SELECT " + strings.Join(cols, ", ") + " FROM " + t.Name + " AS " + t.Alias + " " + m.rest)
+		m.s = newStatement("SELECT " + modelColumns(idb, reflect.TypeFor[T]()) + " FROM " + t.Name + " AS " + t.Alias + " " + m.rest)
 	})
 	return m.s.scan(ctx, idb, dest, args...)
+}
+
+// modelColumns lists the columns bun reads into row type typ, each
+// qualified by the model's alias.
+func modelColumns(idb bun.IDB, typ reflect.Type) string {
+	t := idb.Dialect().Tables().Get(typ)
+	cols := make([]string, len(t.Fields))
+	for i, f := range t.Fields {
+		cols[i] = t.Alias + "." + f.Name
+	}
+	return strings.Join(cols, ", ")
 }
