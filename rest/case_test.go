@@ -425,6 +425,8 @@ func TestDebugEvents(t *testing.T) {
 		long := strings.Repeat("x", 201)
 		expect(t, env.Do(servertest.Request{Method: "PUT", Path: "/cases/" + id + "/debug/true", User: "bob",
 			Header: map[string]string{"CorrelationId": long}}), 400, "The CorrelationId header must not be longer than 200 characters")
+		expect(t, env.Do(servertest.Request{Method: "PUT", Path: "/cases/" + id + "/debug/true", User: "bob",
+			Header: map[string]string{"CorrelationId": "a\xffb"}}), 400, "The CorrelationId header must be UTF-8 text")
 
 		// The reference engine shows it to every user of the tenant and to
 		// platform owners; here the team decides, as for every case read.

@@ -61,6 +61,18 @@ func TestHostileInput(t *testing.T) {
 				t.Errorf("GET %s: %d %s", path, resp.Status, resp.Body)
 			}
 		}
+		// Bytes that are not UTF-8, in an id of the path or a value of the
+		// query: PostgreSQL refuses them in a query (it answered 500).
+		for _, req := range []servertest.Request{
+			{Method: "GET", Path: "/cases/a%ffb"}, {Method: "PUT", Path: "/tasks/a%ffb/claim"},
+			{Method: "POST", Path: "/tasks/a%ffb/complete", Body: "{}", ContentType: "application/json"},
+			{Method: "GET", Path: "/tasks?tenant=a%ff"}, {Method: "GET", Path: "/cases?a%ff=1"}, {Method: "GET", Path: "/tasks?x=%zz&tenant=a%ff"},
+		} {
+			req.User = "alice"
+			if resp := env.Do(req); resp.Status != http.StatusBadRequest || !strings.Contains(resp.Body, "not UTF-8") {
+				t.Errorf("%s %s: %d %s", req.Method, req.Path, resp.Status, resp.Body)
+			}
+		}
 		for _, body := range []string{`{"userId":"u\u0000"}`, `{"userId":"u","roles":["r\u0000"]}`} {
 			resp := env.Do(servertest.Request{Method: "POST", Path: "/tenant/acme/users", User: "alice", Body: body, ContentType: "application/json"})
 			if resp.Status != http.StatusBadRequest || !strings.Contains(resp.Body, "NUL") {

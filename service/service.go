@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/uptrace/bun"
 
@@ -293,6 +294,10 @@ func correlationID(ctx context.Context, who auth.Identity) (string, error) {
 	if who.CorrelationID != "" {
 		if len(who.CorrelationID) > maxCorrelationID {
 			return "", Ef("service.correlationID", Invalid, "The CorrelationId header must not be longer than %d characters", maxCorrelationID)
+		}
+		if !utf8.ValidString(who.CorrelationID) {
+			// It is stored with the events: PostgreSQL would refuse it.
+			return "", E("service.correlationID", Invalid, "The CorrelationId header must be UTF-8 text")
 		}
 		return who.CorrelationID, nil
 	}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/trace"
 
@@ -90,6 +91,12 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		if strings.ContainsRune(r.URL.Path, 0) || strings.Contains(r.URL.RawQuery, "%00") {
 			// Neither database stores a NUL in text.
 			writeText(rec, http.StatusBadRequest, "The request contains a NUL character, which no identifier or value may hold")
+			return
+		}
+		if !utf8.ValidString(r.URL.Path) || !validQueryText(r.URL.RawQuery) {
+			// No id is anything but UTF-8, and PostgreSQL refuses such a
+			// value in a query rather than finding nothing.
+			writeText(rec, http.StatusBadRequest, "The request contains bytes that are not UTF-8, which no identifier or value may hold")
 			return
 		}
 		s.cors(rec, r)
@@ -299,4 +306,25 @@ func (h requestIDHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 
 func (h requestIDHandler) WithGroup(name string) slog.Handler {
 	return requestIDHandler{h.Handler.WithGroup(name)}
+}
+
+// validQueryText reports whether every key and value of a URL query is
+// UTF-8 once unescaped. Pairs that do not unescape are dropped, as the
+// handlers' r.URL.Query() drops them; the others are still checked.
+func validQueryText(raw string) bool {
+	if raw == "" {
+		return true
+	}
+	q, _ := url.ParseQuery(raw)
+	for k, vs := range q {
+		if !utf8.ValidString(k) {
+			return false
+		}
+		for _, v := range vs {
+			if !utf8.ValidString(v) {
+				return false
+			}
+		}
+	}
+	return true
 }
