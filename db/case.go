@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -326,19 +325,23 @@ func LockAndLoadCase(ctx context.Context, tx bun.Tx, flavor Dialect, id string, 
 			rec, c, err = loadCase(ctx, tx, id, lock)
 		}
 	}
-	if err != nil && strings.Contains(err.Error(), "55P03") {
+	if lockNotAvailable(err) {
 		return CaseRecord{}, nil, ErrLocked
 	}
 	return rec, c, err
 }
 
+// lockNotAvailable reports whether err is PostgreSQL's refusal to wait for
+// a row lock (NOWAIT).
+func lockNotAvailable(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "55P03")
+}
+
 // LockAndLoadCaseAs is LockAndLoadCase, waiting for the lock, that also
-// reads userID's account in the case's tenant: for a case that is its own
-// root, one statement where a command took two. The account is nil when
-// the user has none there; read is false when it was not read (a sub
-// case, whose root is locked first), and the caller reads it itself.
-func LockAndLoadCaseAs(ctx context.Context, tx bun.Tx, flavor Dialect, id, userID string) (rec CaseRecord, c *engine.Case,
-	acct *TenantUser, read bool, err error) {
+// reads userID's account in the case's tenant, nil when the user has none
+// there: for a case that is its own root, one statement where a command
+// took two (a sub case has its root locked first, then the account read).
+func LockAndLoadCaseAs(ctx context.Context, tx bun.Tx, flavor Dialect, id, userID string) (CaseRecord, *engine.Case, *TenantUser, error) {
 	var rows []struct {
 		caseRow
 		AccountUserID  sql.NullString `bun:"account_user_id"`
@@ -348,31 +351,39 @@ func LockAndLoadCaseAs(ctx context.Context, tx bun.Tx, flavor Dialect, id, userI
 		AccountEnabled sql.NullBool   `bun:"account_enabled"`
 		AccountRoles   sql.NullString `bun:"account_roles"`
 	}
-	err = caseAndAccountStatement(tx, flavor).scan(ctx, tx, &rows, userID, id)
-	if err != nil && strings.Contains(err.Error(), "55P03") {
-		return CaseRecord{}, nil, nil, false, ErrLocked
-	}
-	if err != nil {
-		return CaseRecord{}, nil, nil, false, fmt.Errorf("db: select case and account: %w", err)
+	if err := caseAndAccountStatement(tx, flavor).scan(ctx, tx, &rows, userID, id); err != nil {
+		return CaseRecord{}, nil, nil, fmt.Errorf("db: select case and account: %w", err)
 	}
 	if len(rows) == 0 {
-		rec, c, err = LockAndLoadCase(ctx, tx, flavor, id, false)
-		return rec, c, nil, false, err
+		rec, c, err := LockAndLoadCase(ctx, tx, flavor, id, false)
+		if err != nil {
+			return CaseRecord{}, nil, nil, err
+		}
+		acct, err := GetTenantUser(ctx, tx, rec.Tenant, userID)
+		if errors.Is(err, ErrNotFound) {
+			return rec, c, nil, nil
+		}
+		if err != nil {
+			return CaseRecord{}, nil, nil, err
+		}
+		return rec, c, &acct, nil
 	}
 	row := rows[0]
-	if c, err = decodeSnapshot(row.caseRow); err != nil {
-		return CaseRecord{}, nil, nil, false, err
+	c, err := decodeSnapshot(row.caseRow)
+	if err != nil {
+		return CaseRecord{}, nil, nil, err
 	}
+	var acct *TenantUser
 	if row.AccountUserID.Valid {
-		roles := []string{}
+		var roles []string
 		if row.AccountRoles.String != "" {
 			roles = strings.Split(row.AccountRoles.String, roleSeparator)
-			sort.Strings(roles)
 		}
-		acct = &TenantUser{Tenant: row.Tenant, UserID: row.AccountUserID.String, Name: row.AccountName.String, Email: row.AccountEmail.String,
-			Roles: roles, IsOwner: row.AccountIsOwner.Bool, Enabled: row.AccountEnabled.Bool}
+		u := newTenantUser(tenantUserRow{Tenant: row.Tenant, UserID: row.AccountUserID.String, Name: row.AccountName.String,
+			Email: row.AccountEmail.String, IsOwner: row.AccountIsOwner.Bool, Enabled: row.AccountEnabled.Bool}, roles)
+		acct = &u
 	}
-	return row.record(), c, acct, true, nil
+	return row.record(), c, acct, nil
 }
 
 // roleSeparator joins an account's roles in one column: a control
@@ -414,7 +425,7 @@ func LoadCaseIfFree(ctx context.Context, tx bun.Tx, flavor Dialect, id string) (
 		lock = "UPDATE NOWAIT"
 	}
 	rec, c, err := loadCase(ctx, tx, id, lock)
-	if err != nil && strings.Contains(err.Error(), "55P03") {
+	if lockNotAvailable(err) {
 		return CaseRecord{}, nil, ErrLocked
 	}
 	return rec, c, err

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/uptrace/bun"
 )
@@ -38,7 +37,7 @@ func LockCaseRoot(ctx context.Context, tx bun.Tx, flavor Dialect, id string, now
 	var got string
 	err = tx.NewSelect().Model((*caseRow)(nil)).Column("id").Where("id = ?", root).For(lock).Scan(ctx, &got)
 	switch {
-	case err != nil && strings.Contains(err.Error(), "55P03"):
+	case lockNotAvailable(err):
 		return "", ErrLocked
 	case errors.Is(err, sql.ErrNoRows):
 		// A tree whose root is gone has nothing left to queue on.

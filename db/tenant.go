@@ -421,14 +421,19 @@ func joinRoles(rows []tenantUserRow, roles []tenantUserRoleRow) []TenantUser {
 	}
 	users := make([]TenantUser, len(rows))
 	for i, r := range rows {
-		rs := byUser[key{r.Tenant, r.UserID}]
-		sort.Strings(rs)
-		if rs == nil {
-			rs = []string{}
-		}
-		users[i] = TenantUser{Tenant: r.Tenant, UserID: r.UserID, Name: r.Name, Email: r.Email, Roles: rs, IsOwner: r.IsOwner, Enabled: r.Enabled}
+		users[i] = newTenantUser(r, byUser[key{r.Tenant, r.UserID}])
 	}
 	return users
+}
+
+// newTenantUser is the account of row with roles (sorted here; none is an
+// empty list).
+func newTenantUser(r tenantUserRow, roles []string) TenantUser {
+	sort.Strings(roles)
+	if roles == nil {
+		roles = []string{}
+	}
+	return TenantUser{Tenant: r.Tenant, UserID: r.UserID, Name: r.Name, Email: r.Email, Roles: roles, IsOwner: r.IsOwner, Enabled: r.Enabled}
 }
 
 // UsersTenants returns, for each of userIDs registered anywhere, the

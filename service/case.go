@@ -144,7 +144,7 @@ func (s *Service) startCase(ctx context.Context, op string, who auth.Identity, i
 			return err
 		}
 		if len(started.Effects) > 0 {
-			// In a transaction: the check before the write sent any other way here.
+			// A transaction's: without one, errNeedsTx came back before the write.
 			if err := s.settle(ctx, tx.(bun.Tx), op, who, started.Effects); err != nil {
 				return err
 			}
@@ -277,12 +277,12 @@ func (s *Service) memberCaseOr(ctx context.Context, idb bun.IDB, op string, who 
 		rec  db.CaseRecord
 		c    *engine.Case
 		acct *TenantUser
-		read bool
 		err  error
 	)
-	if tx, ok := idb.(bun.Tx); ok {
+	tx, locked := idb.(bun.Tx)
+	if locked {
 		// The caller's account comes with the case's lock and load.
-		rec, c, acct, read, err = db.LockAndLoadCaseAs(ctx, tx, s.db.Flavor, id, who.UserID)
+		rec, c, acct, err = db.LockAndLoadCaseAs(ctx, tx, s.db.Flavor, id, who.UserID)
 	} else {
 		rec, c, err = db.LoadCase(ctx, idb, id)
 	}
@@ -293,7 +293,7 @@ func (s *Service) memberCaseOr(ctx context.Context, idb bun.IDB, op string, who 
 		return caseAccess{}, wrap(op, err)
 	}
 	var actor engine.Actor
-	if read {
+	if locked {
 		actor, err = s.caseActorOf(ctx, idb, op, who, rec.Tenant, c.Team, notFound, accountOrNone(acct))
 	} else {
 		actor, err = s.caseActor(ctx, idb, op, who, rec.Tenant, c.Team, notFound)

@@ -229,20 +229,22 @@ func (s *Service) runCommand(ctx context.Context, op string, oneBatch bool, fn f
 	kind := commandKind(op)
 	sent := &notified{kind: kind}
 	ctx = context.WithValue(ctx, notifiedKey{}, sent)
-	for attempt := 0; attempt < maxAttempts; attempt++ {
-		retries = attempt
+	// What an attempt noted goes with it.
+	forget := func() {
 		*timers, *calls = false, 0
 		*changes = nil
 		sent.cases = nil
+	}
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		retries = attempt
+		forget()
 		if oneBatch {
 			if err = fn(ctx, s.db); err == nil {
 				err = s.notifyInTx(ctx, s.db, kind, *changes)
 			}
 			if errors.Is(err, errNeedsTx) {
 				oneBatch = false
-				*timers, *calls = false, 0
-				*changes = nil
-				sent.cases = nil
+				forget()
 			}
 		}
 		if !oneBatch {
