@@ -174,16 +174,7 @@ type CaseWrite struct {
 	// MaxFileSize, when above zero, bounds the case file's JSON in bytes:
 	// a larger one fails the write with a *FileTooLargeError.
 	MaxFileSize int
-	// Notifications, on PostgreSQL, are queued in the write's own batch
-	// (pg_notify): listeners hear them when the transaction commits, and a
-	// command does not pay a round trip of its own for them. SQLite has no
-	// listeners and ignores them.
-	Notifications []Notification
 }
-
-// Notification is a PostgreSQL NOTIFY: its channel prefix (Notify adds the
-// schema's digest) and its payload.
-type Notification struct{ Channel, Payload string }
 
 // FileTooLargeError refuses a case file whose JSON is over the limit.
 type FileTooLargeError struct{ Size, Limit int }
@@ -243,12 +234,6 @@ func SaveCase(ctx context.Context, idb bun.IDB, w CaseWrite) (int64, error) {
 	default:
 		addReadRowDeletes(b, rec.ID, allTables)
 		addReadRows(b, after, allTables)
-	}
-	if b.multi {
-		// Before the update: the batch's count must stay the update's.
-		for _, n := range w.Notifications {
-			b.add("notify", notifyQuery(idb, n.Channel, n.Payload))
-		}
 	}
 	if rec.Version != 0 {
 		// Name and definition change only when the case is migrated to

@@ -15,15 +15,23 @@ import (
 // and a digest of the current schema, short enough for an identifier.
 const channelSQL = "? || left(md5(current_schema()), 16)"
 
-// Notify queues a PostgreSQL notification on channel in idb's transaction:
-// listeners hear it when the transaction commits, never when it rolls back.
-func Notify(ctx context.Context, idb bun.IDB, channel, payload string) error {
-	_, err := notifyQuery(idb, channel, payload).Exec(ctx)
-	return err
-}
+// notifyAll is one notification per payload, in one statement: the
+// notifications of many commands share one transaction (see NotifyAll).
+var notifyAll = newStatement("SELECT pg_notify(?::text || left(md5(current_schema()), 16), p) FROM unnest(?::text[]) AS p")
 
-func notifyQuery(idb bun.IDB, channel, payload string) *bun.RawQuery {
-	return idb.NewRaw("SELECT pg_notify("+channelSQL+", ?)", channel, payload)
+// NotifyAll sends a PostgreSQL notification on channel for each payload,
+// in one statement: in a transaction of its own unless idb is one, in
+// which case listeners hear them when it commits. A transaction that
+// notifies holds a lock of the whole PostgreSQL server from its commit
+// until it ends, so notifying transactions commit one at a time, each
+// waiting for the log's flush alone: the commands' own transactions do
+// not notify, and the notifications of many commands go in one.
+// Identical payloads in one call are delivered once.
+func NotifyAll(ctx context.Context, idb bun.IDB, channel string, payloads []string) error {
+	if len(payloads) == 0 {
+		return nil
+	}
+	return notifyAll.exec(ctx, idb, channel, payloads)
 }
 
 // Listen calls fn with the payload of every notification on channel, on one

@@ -79,6 +79,17 @@ func (s statement) scan(ctx context.Context, idb bun.IDB, dest any, args ...any)
 	return idb.NewRaw(s.pg).Scan(ctx, dest)
 }
 
+// exec runs the statement for its effect.
+func (s statement) exec(ctx context.Context, idb bun.IDB, args ...any) error {
+	if idb.Dialect().Name() != dialect.PG {
+		_, err := idb.NewRaw(s.lite, args...).Exec(ctx)
+		return err
+	}
+	ctx = context.WithValue(ctx, boundArgsKey{}, &boundArgs{query: s.pg, args: args})
+	_, err := idb.NewRaw(s.pg).Exec(ctx)
+	return err
+}
+
 // paramConnector hands database/sql connections that take a statement's
 // values from the context (see statement).
 type paramConnector struct {

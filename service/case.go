@@ -196,15 +196,9 @@ func (s *Service) saveCase(ctx context.Context, idb bun.IDB, def *cmmn.Case, rec
 	if newTimers(w) {
 		noteTimersSet(ctx)
 	}
-	if w.Notifications, err = s.caseNotifications(ctx, rec.ID); err != nil {
-		return 0, err
-	}
 	v, err := db.SaveCase(ctx, idb, w)
 	if err == nil {
 		noteChanged(ctx, Change{CaseID: rec.ID})
-		if len(w.Notifications) > 0 {
-			noteNotified(ctx, rec.ID)
-		}
 	}
 	return v, fileTooLarge("service.saveCase", err)
 }

@@ -4,10 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"slices"
 	"time"
-
-	"github.com/uptrace/bun"
 
 	"github.com/casegraph/casegraph/db"
 )
@@ -55,71 +52,12 @@ func noteChanged(ctx context.Context, c Change) {
 	}
 }
 
-// notifyInTx, on PostgreSQL, queues a notification per changed case in the
-// command's own transaction: PostgreSQL delivers a NOTIFY exactly when its
-// transaction commits and drops it on rollback, so every replica hears of
-// the commit and of nothing else. SQLite has no replicas: its bus is fed
-// after the commit (publishLocal).
-func (s *Service) notifyInTx(ctx context.Context, tx bun.IDB, kind string, changes []Change) error {
-	if s.db.Flavor != db.Postgres {
-		return nil
-	}
-	sent, _ := ctx.Value(notifiedKey{}).(*notified)
-	for _, c := range changes {
-		if c.Tenant == "" && sent != nil && slices.Contains(sent.cases, c.CaseID) {
-			continue // it went with the case's write
-		}
-		c.Kind = kind
-		payload, err := json.Marshal(c)
-		if err != nil {
-			return err
-		}
-		if err := db.Notify(ctx, tx, liveChannel, string(payload)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// notifiedKey holds, for the command running in ctx, its kind and the cases
-// whose change notification already went with their write.
-type notifiedKey struct{}
-
-type notified struct {
-	kind  string
-	cases []string
-}
-
-// caseNotifications returns, on PostgreSQL, the notification of a change to
-// caseID by the command running in ctx, to be queued in the case's write
-// batch (db.CaseWrite.Notifications) rather than by a statement of its own
-// at the end of the command; notifyInTx then skips the case. None on
-// SQLite, outside a command, or when the case's notification is already
-// on its way.
-func (s *Service) caseNotifications(ctx context.Context, caseID string) ([]db.Notification, error) {
-	sent, ok := ctx.Value(notifiedKey{}).(*notified)
-	if s.db.Flavor != db.Postgres || !ok || slices.Contains(sent.cases, caseID) {
-		return nil, nil
-	}
-	payload, err := json.Marshal(Change{CaseID: caseID, Kind: sent.kind})
-	if err != nil {
-		return nil, err
-	}
-	return []db.Notification{{Channel: liveChannel, Payload: string(payload)}}, nil
-}
-
-// noteNotified records that the notification of caseID went with a write
-// that succeeded (caseNotifications gave it).
-func noteNotified(ctx context.Context, caseID string) {
-	if sent, ok := ctx.Value(notifiedKey{}).(*notified); ok {
-		sent.cases = append(sent.cases, caseID)
-	}
-}
-
-// publishLocal hands a committed command's changes to this process's
-// subscribers when no database channel carries them (SQLite).
-func (s *Service) publishLocal(kind string, changes []Change) {
+// publish hands a committed command's changes to the subscribers of every
+// replica: on PostgreSQL as notifications (see notifier), on SQLite, which
+// has no replicas, straight to this process's own.
+func (s *Service) publish(ctx context.Context, kind string, changes []Change) {
 	if s.db.Flavor == db.Postgres {
+		s.notes.send(ctx, kind, changes)
 		return
 	}
 	for _, c := range changes {
@@ -127,6 +65,11 @@ func (s *Service) publishLocal(kind string, changes []Change) {
 		s.live.deliver(c)
 	}
 }
+
+// WaitNotified returns once the notifications of committed commands are
+// sent, or when ctx ends: a server calls it after its last request and
+// before it closes the database.
+func (s *Service) WaitNotified(ctx context.Context) { s.notes.wait(ctx) }
 
 // RunLive, on PostgreSQL, listens for the changes committed by every
 // replica and fans them out to this process's subscribers, over one

@@ -97,6 +97,8 @@ type Service struct {
 	observer       Observer
 	// live fans committed changes out to this process's subscribers.
 	live *hub
+	// notes sends committed changes to every replica (PostgreSQL).
+	notes *notifier
 	// liveListening is whether RunLive listens (PostgreSQL).
 	liveListening atomic.Bool
 	// timerWake tells RunTimers that a command of this process stored a
@@ -172,6 +174,7 @@ func New(d *db.DB, cfg Config) *Service {
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
+	s.notes = newNotifier(d, s.logger)
 	return s
 }
 
@@ -227,33 +230,23 @@ func (s *Service) runCommand(ctx context.Context, op string, oneBatch bool, fn f
 	ctx = context.WithValue(ctx, changesKey{}, changes)
 	ctx = context.WithValue(ctx, commandIDKey{}, newUUID())
 	kind := commandKind(op)
-	sent := &notified{kind: kind}
-	ctx = context.WithValue(ctx, notifiedKey{}, sent)
 	// What an attempt noted goes with it.
 	forget := func() {
 		*timers, *calls = false, 0
 		*changes = nil
-		sent.cases = nil
 	}
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		retries = attempt
 		forget()
 		if oneBatch {
-			if err = fn(ctx, s.db); err == nil {
-				err = s.notifyInTx(ctx, s.db, kind, *changes)
-			}
+			err = fn(ctx, s.db)
 			if errors.Is(err, errNeedsTx) {
 				oneBatch = false
 				forget()
 			}
 		}
 		if !oneBatch {
-			err = s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-				if err := fn(ctx, tx); err != nil {
-					return err
-				}
-				return s.notifyInTx(ctx, tx, kind, *changes)
-			})
+			err = s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error { return fn(ctx, tx) })
 		}
 		if err == nil && *timers {
 			// Only now, committed, can the timer runner see the timer.
@@ -267,7 +260,7 @@ func (s *Service) runCommand(ctx context.Context, op string, oneBatch bool, fn f
 		}
 		if err == nil {
 			// After the commit: subscribers read what was committed.
-			s.publishLocal(kind, *changes)
+			s.publish(ctx, kind, *changes)
 		}
 		if !errors.Is(err, db.ErrStaleVersion) {
 			break

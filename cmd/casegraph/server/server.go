@@ -185,8 +185,14 @@ func (s *Server) Service() *service.Service { return s.svc }
 // DB is the server's database.
 func (s *Server) DB() *db.DB { return s.db }
 
-// Close releases the database.
-func (s *Server) Close() error { return s.db.Close() }
+// Close releases the database, once the notifications of committed
+// commands are sent (for at most a few seconds).
+func (s *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	s.svc.WaitNotified(ctx)
+	return s.db.Close()
+}
 
 // ListenAndServe serves on the configured address until ctx ends, then
 // drains in-flight requests for up to drain before it returns.

@@ -1,0 +1,144 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/casegraph/casegraph/db"
+)
+
+// notifier tells every replica (PostgreSQL LISTEN/NOTIFY) of the changes
+// of committed commands. It does so after the command's commit, in a
+// transaction of its own shared by the commands that committed meanwhile,
+// rather than in each command's transaction: PostgreSQL lets one notifying
+// transaction commit at a time, across the whole database server, each
+// holding a lock while it waits for its log flush. With a NOTIFY in every
+// command the commands of all replicas committed in single file, about
+// 1,000 a second on a fast disk and no more however many cores, and a
+// start case's writes ran at half the rate they do without
+// (docs/performance.md).
+//
+// A command waits for the notification of its changes before it answers:
+// an acknowledged command has been told to every replica that listens
+// (one that does not listen then resumes, see RunLive). What a process
+// loses by dying between a commit and the notification is a change not
+// yet acknowledged; its subscribers see it with the case's next change.
+type notifier struct {
+	db     *db.DB
+	logger *slog.Logger
+
+	mu sync.Mutex
+	// next gathers the payloads of commands that committed while a
+	// flush runs; the flush that follows sends them all.
+	next *noteBatch
+	// flushing is whether a goroutine is sending batches.
+	flushing bool
+	// idle is closed, and replaced, whenever flushing stops.
+	idle chan struct{}
+}
+
+type noteBatch struct {
+	payloads []string
+	done     chan struct{} // closed once sent (or given up)
+}
+
+// Bounds of one flush: payloads per statement (each one is under 200
+// bytes), the time a flush may take, and its attempts.
+const (
+	maxNotesPerStatement = 1000
+	notifyTimeout        = 10 * time.Second
+	notifyAttempts       = 3
+)
+
+func newNotifier(d *db.DB, logger *slog.Logger) *notifier {
+	return &notifier{db: d, logger: logger, idle: make(chan struct{})}
+}
+
+// send notifies changes, made by a command of kind that committed, and
+// returns once they are sent, or when ctx ends (they are sent all the
+// same).
+func (n *notifier) send(ctx context.Context, kind string, changes []Change) {
+	if len(changes) == 0 {
+		return
+	}
+	n.mu.Lock()
+	if n.next == nil {
+		n.next = &noteBatch{done: make(chan struct{})}
+	}
+	b := n.next
+	for _, c := range changes {
+		c.Kind = kind
+		payload, err := json.Marshal(c) // ids and a kind: it cannot fail
+		if err == nil {
+			b.payloads = append(b.payloads, string(payload))
+		}
+	}
+	if !n.flushing {
+		n.flushing = true
+		n.next = nil
+		go n.flushFrom(b)
+	}
+	n.mu.Unlock()
+	select {
+	case <-b.done:
+	case <-ctx.Done():
+	}
+}
+
+// flushFrom sends b, then every batch gathered meanwhile, until none is
+// left. It runs on a goroutine of its own, not the request of any of the
+// commands it serves: a client that goes away does not stop the others'
+// notifications.
+func (n *notifier) flushFrom(b *noteBatch) {
+	for b != nil {
+		n.flush(b.payloads)
+		close(b.done)
+		n.mu.Lock()
+		b, n.next = n.next, nil
+		if b == nil {
+			n.flushing = false
+			close(n.idle)
+			n.idle = make(chan struct{})
+		}
+		n.mu.Unlock()
+	}
+}
+
+func (n *notifier) flush(payloads []string) {
+	ctx, cancel := context.WithTimeout(context.Background(), notifyTimeout)
+	defer cancel()
+	for len(payloads) > 0 {
+		part := payloads[:min(len(payloads), maxNotesPerStatement)]
+		payloads = payloads[len(part):]
+		var err error
+		for attempt := 0; attempt < notifyAttempts; attempt++ {
+			if err = db.NotifyAll(ctx, n.db, liveChannel, part); err == nil || ctx.Err() != nil {
+				break
+			}
+			time.Sleep(time.Duration(50<<attempt) * time.Millisecond)
+		}
+		if err != nil {
+			// The commands are committed; only their live notification is
+			// lost. A replica whose listening connection broke meanwhile
+			// (the database went away) reads again what changed.
+			n.logger.Error("live updates: could not notify other replicas of committed changes", "changes", len(part), "err", err)
+		}
+	}
+}
+
+// wait returns once no notification is being sent, or when ctx ends.
+func (n *notifier) wait(ctx context.Context) {
+	n.mu.Lock()
+	flushing, idle := n.flushing, n.idle
+	n.mu.Unlock()
+	if !flushing {
+		return
+	}
+	select {
+	case <-idle:
+	case <-ctx.Done():
+	}
+}
