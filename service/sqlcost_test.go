@@ -98,7 +98,7 @@ type sqlCost struct {
 	trips    int // round trips to the database, BEGIN and COMMIT included
 	notifies int // statements sending live notifications (not in trips)
 	rows     map[string]int64
-	wal   int64 // bytes of write-ahead log, PostgreSQL only
+	wal      int64 // bytes of write-ahead log, PostgreSQL only
 }
 
 // queries counts the statements other than BEGIN and COMMIT.
