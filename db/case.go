@@ -329,12 +329,7 @@ func lockNotAvailable(err error) bool {
 func LockAndLoadCaseAs(ctx context.Context, tx bun.Tx, flavor Dialect, id, userID string) (CaseRecord, *engine.Case, *TenantUser, error) {
 	var rows []struct {
 		caseRow
-		AccountUserID  sql.NullString `bun:"account_user_id"`
-		AccountName    sql.NullString `bun:"account_name"`
-		AccountEmail   sql.NullString `bun:"account_email"`
-		AccountIsOwner sql.NullBool   `bun:"account_is_owner"`
-		AccountEnabled sql.NullBool   `bun:"account_enabled"`
-		AccountRoles   sql.NullString `bun:"account_roles"`
+		accountColumns
 	}
 	if err := caseAndAccountStatement(tx, flavor).scan(ctx, tx, &rows, userID, id); err != nil {
 		return CaseRecord{}, nil, nil, fmt.Errorf("db: select case and account: %w", err)
@@ -358,17 +353,44 @@ func LockAndLoadCaseAs(ctx context.Context, tx bun.Tx, flavor Dialect, id, userI
 	if err != nil {
 		return CaseRecord{}, nil, nil, err
 	}
-	var acct *TenantUser
-	if row.AccountUserID.Valid {
-		var roles []string
-		if row.AccountRoles.String != "" {
-			roles = strings.Split(row.AccountRoles.String, roleSeparator)
-		}
-		u := newTenantUser(tenantUserRow{Tenant: row.Tenant, UserID: row.AccountUserID.String, Name: row.AccountName.String,
-			Email: row.AccountEmail.String, IsOwner: row.AccountIsOwner.Bool, Enabled: row.AccountEnabled.Bool}, roles)
-		acct = &u
+	return row.record(), c, row.account(row.Tenant), nil
+}
+
+// accountColumns are an account and its roles read beside other rows, in
+// a LEFT JOIN of tenant_users AS u (accountSelect).
+type accountColumns struct {
+	AccountUserID  sql.NullString `bun:"account_user_id"`
+	AccountName    sql.NullString `bun:"account_name"`
+	AccountEmail   sql.NullString `bun:"account_email"`
+	AccountIsOwner sql.NullBool   `bun:"account_is_owner"`
+	AccountEnabled sql.NullBool   `bun:"account_enabled"`
+	AccountRoles   sql.NullString `bun:"account_roles"`
+}
+
+// accountSelect lists accountColumns from u, the roles joined by
+// roleSeparator with agg: string_agg on PostgreSQL, group_concat on SQLite.
+func accountSelect(flavor Dialect) string {
+	agg := "string_agg(r.role, chr(31))"
+	if flavor != Postgres {
+		agg = "group_concat(r.role, char(31))"
 	}
-	return row.record(), c, acct, nil
+	return `u.user_id AS account_user_id, u.name AS account_name,
+	u.email AS account_email, u.is_owner AS account_is_owner, u.enabled AS account_enabled,
+	(SELECT ` + agg + ` FROM tenant_user_roles AS r WHERE r.tenant = u.tenant AND r.user_id = u.user_id) AS account_roles`
+}
+
+// account is the account read, in tenant; nil when there was none.
+func (a accountColumns) account(tenant string) *TenantUser {
+	if !a.AccountUserID.Valid {
+		return nil
+	}
+	var roles []string
+	if a.AccountRoles.String != "" {
+		roles = strings.Split(a.AccountRoles.String, roleSeparator)
+	}
+	u := newTenantUser(tenantUserRow{Tenant: tenant, UserID: a.AccountUserID.String, Name: a.AccountName.String,
+		Email: a.AccountEmail.String, IsOwner: a.AccountIsOwner.Bool, Enabled: a.AccountEnabled.Bool}, roles)
+	return &u
 }
 
 // roleSeparator joins an account's roles in one column: a control
@@ -385,15 +407,13 @@ var caseAndAccount [2]struct {
 // its tenant and the account's roles joined (string_agg on PostgreSQL,
 // group_concat on SQLite, which locks nothing).
 func caseAndAccountStatement(idb bun.IDB, flavor Dialect) statement {
-	i, agg, lock := 0, "string_agg(r.role, chr(31))", " FOR UPDATE OF case_row"
+	i, lock := 0, " FOR UPDATE OF case_row"
 	if flavor != Postgres {
-		i, agg, lock = 1, "group_concat(r.role, char(31))", ""
+		i, lock = 1, ""
 	}
 	cs := &caseAndAccount[i]
 	cs.once.Do(func() {
-		cs.s = newStatement("SELECT " + modelColumns(idb, reflect.TypeFor[caseRow]()) + `, u.user_id AS account_user_id, u.name AS account_name,
-	u.email AS account_email, u.is_owner AS account_is_owner, u.enabled AS account_enabled,
-	(SELECT ` + agg + ` FROM tenant_user_roles AS r WHERE r.tenant = u.tenant AND r.user_id = u.user_id) AS account_roles
+		cs.s = newStatement("SELECT " + modelColumns(idb, reflect.TypeFor[caseRow]()) + ", " + accountSelect(flavor) + `
 	FROM cases AS case_row LEFT JOIN tenant_users AS u ON u.tenant = case_row.tenant AND u.user_id = ?
 	WHERE case_row.id = ? AND (case_row.root_case_id = case_row.id OR case_row.root_case_id = '')` + lock)
 	})

@@ -113,11 +113,18 @@ func GetTenants(ctx context.Context, idb bun.IDB, names ...string) (map[string]T
 	return out, nil
 }
 
-var startChecks = newStatement(`SELECT EXISTS (SELECT 1 FROM retired_case_ids AS r WHERE r.id = ?) AS retired,
-	t.name, t.enabled, d.name AS definition_name, d.hash AS definition_hash
+// startChecks is the statement of StartChecks, per dialect (the roles'
+// aggregate differs).
+var startChecks = [2]statement{startChecksStatement(Postgres), startChecksStatement(SQLite)}
+
+func startChecksStatement(flavor Dialect) statement {
+	return newStatement(`SELECT EXISTS (SELECT 1 FROM retired_case_ids AS r WHERE r.id = ?) AS retired,
+	t.name, t.enabled, d.name AS definition_name, d.hash AS definition_hash, ` + accountSelect(flavor) + `
 	FROM (SELECT 1 AS one) AS one
 	LEFT JOIN tenants AS t ON t.name IN (?, ?)
-	LEFT JOIN definitions AS d ON d.tenant = ? AND d.name = ?`)
+	LEFT JOIN definitions AS d ON d.tenant = ? AND d.name = ?
+	LEFT JOIN tenant_users AS u ON u.tenant = ? AND u.user_id = ?`)
+}
 
 // StartCheck is what a start case checks before anything else.
 type StartCheck struct {
@@ -129,19 +136,27 @@ type StartCheck struct {
 	// DefinitionHash of the definition named, empty when the tenant has
 	// no such definition.
 	DefinitionName, DefinitionHash string
+	// Account is the caller's in the tenant, nil when it has none.
+	Account *TenantUser
 }
 
 // StartChecks reads in one statement what a start case of id in tenant
-// on the definition named checks before anything else.
-func StartChecks(ctx context.Context, idb bun.IDB, id, tenant, definition string) (StartCheck, error) {
+// on the definition named checks before anything else, and the account
+// of userID, who starts it, in tenant.
+func StartChecks(ctx context.Context, idb bun.IDB, flavor Dialect, id, tenant, definition, userID string) (StartCheck, error) {
 	var rows []struct {
 		Retired        bool           `bun:"retired"`
 		Name           sql.NullString `bun:"name"`
 		Enabled        sql.NullBool   `bun:"enabled"`
 		DefinitionName sql.NullString `bun:"definition_name"`
 		DefinitionHash sql.NullString `bun:"definition_hash"`
+		accountColumns
 	}
-	if err := startChecks.scan(ctx, idb, &rows, id, id, tenant, tenant, definition); err != nil {
+	stmt := startChecks[0]
+	if flavor != Postgres {
+		stmt = startChecks[1]
+	}
+	if err := stmt.scan(ctx, idb, &rows, id, id, tenant, tenant, definition, tenant, userID); err != nil {
 		return StartCheck{}, fmt.Errorf("db: select start checks: %w", err)
 	}
 	out := StartCheck{Tenants: make(map[string]bool, 2)}
@@ -152,6 +167,9 @@ func StartChecks(ctx context.Context, idb bun.IDB, id, tenant, definition string
 		}
 		if r.DefinitionHash.Valid {
 			out.DefinitionName, out.DefinitionHash = r.DefinitionName.String, r.DefinitionHash.String
+		}
+		if out.Account == nil {
+			out.Account = r.account(tenant)
 		}
 	}
 	return out, nil
