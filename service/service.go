@@ -7,6 +7,7 @@
 package service
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -64,8 +65,11 @@ type Config struct {
 	Limits Limits
 	// TimerFired, when set, is called after each timer fired, with the
 	// moment it was due and the moment it fired: a signal for tests and
-	// monitoring.
+	// monitoring. Timers fire on several goroutines at once.
 	TimerFired func(t db.DueTimer, firedAt time.Time)
+	// TimerWorkers bounds the timers one replica fires at once.
+	// Default DefaultTimerWorkers.
+	TimerWorkers int
 	// Observer, when set, watches every command and timer firing (metrics,
 	// traces).
 	Observer Observer
@@ -75,6 +79,10 @@ type Config struct {
 	// behind before it is dropped. Default DefaultSubscriberBuffer.
 	SubscriberBuffer int
 }
+
+// DefaultTimerWorkers is how many timers a replica fires at once unless
+// configured otherwise.
+const DefaultTimerWorkers = 4
 
 // Service runs CaseGraph's commands and queries.
 type Service struct {
@@ -109,9 +117,11 @@ type Service struct {
 	// never ran in this process) and timerPoll its longest sleep: the
 	// timer-service point of the health report reads them.
 	timerBeat, timerPoll atomic.Int64
-	process              ProcessConfig
-	httpAllow            hostAllow
-	processHTTP          *http.Client
+	// timerWorkers bounds the timers this process fires at once.
+	timerWorkers int
+	process      ProcessConfig
+	httpAllow    hostAllow
+	processHTTP  *http.Client
 	// callWake tells RunProcessCalls that a command of this process
 	// stored a call.
 	callWake chan struct{}
@@ -136,6 +146,7 @@ func New(d *db.DB, cfg Config) *Service {
 		httpClient:     cfg.HTTPClient,
 		limits:         cfg.Limits.withDefaults(),
 		timerFired:     cfg.TimerFired,
+		timerWorkers:   cmp.Or(max(cfg.TimerWorkers, 0), DefaultTimerWorkers),
 		observer:       cfg.Observer,
 		live:           newHub(cfg.SubscriberBuffer),
 		timerWake:      make(chan struct{}, 1),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -20,15 +21,65 @@ var timerService = auth.Identity{UserID: "TimerService"}
 // FireDueTimers fires every timer that is due, each in its own
 // transaction, and returns how many fired. Any replica may call it at any
 // time: a timer fires once.
+//
+// One worker looks; each timer it fires adds another, up to the
+// service's TimerWorkers, so that timers falling due faster than one
+// worker fires them (a reminder on every case started) do not pile up,
+// while an idle look stays one read. The workers claim different timers:
+// a claim skips those another transaction holds.
 func (s *Service) FireDueTimers(ctx context.Context) (int, error) {
+	var (
+		mu      sync.Mutex
+		fired   int
+		errs    []error
+		running = 1
+		wg      sync.WaitGroup
+	)
+	workers := s.timerWorkers
+	if s.db.Flavor != db.Postgres {
+		// SQLite has one writer: more workers would only queue for it.
+		workers = 1
+	}
+	var work func()
+	work = func() {
+		defer wg.Done()
+		n, err := s.fireDueTimers(ctx, func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if running < workers {
+				running++
+				wg.Add(1)
+				go work()
+			}
+		})
+		mu.Lock()
+		fired += n
+		if err != nil {
+			errs = append(errs, err)
+		}
+		mu.Unlock()
+	}
+	wg.Add(1)
+	work()
+	wg.Wait()
+	return fired, errors.Join(errs...)
+}
+
+// fireDueTimers fires due timers one after another until none is left
+// that it can claim, calling more after each one fired.
+func (s *Service) fireDueTimers(ctx context.Context, more func()) (int, error) {
 	const op = "service.FireDueTimers"
 	fired := 0
 	for {
 		// A plain read first: the claim is a locking transaction, and a
 		// command (with its metrics and span) for each idle look would
-		// drown the timers that do fire.
-		if due, ok, err := db.NextTimerDue(ctx, s.db); err != nil || !ok || due.After(s.now()) {
-			return fired, wrap(op, err)
+		// drown the timers that do fire. After a timer fired, the next
+		// claim goes straight ahead: when nothing is due it claims
+		// nothing.
+		if fired == 0 {
+			if due, ok, err := db.NextTimerDue(ctx, s.db); err != nil || !ok || due.After(s.now()) {
+				return fired, wrap(op, err)
+			}
 		}
 		var claimed *db.DueTimer
 		err := s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
@@ -55,6 +106,7 @@ func (s *Service) FireDueTimers(ctx context.Context) (int, error) {
 			}
 		default:
 			fired++
+			more()
 			if s.timerFired != nil || s.observer != nil {
 				now := s.now()
 				if s.timerFired != nil {

@@ -3,6 +3,8 @@ package service_test
 import (
 	"context"
 	"os"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -130,5 +132,75 @@ func TestTimersOfOtherReplicas(t *testing.T) {
 			}
 			t.Logf("%s: 10 timers over 2 replicas, each fired once, at most %v late", flavor, worst)
 		})
+	}
+}
+
+// peakObserver records how many timer firings ran at once, at most.
+type peakObserver struct {
+	mu           sync.Mutex
+	active, peak int
+}
+
+func (o *peakObserver) CommandStarted(ctx context.Context, kind string) (context.Context, func(service.CommandDone)) {
+	if kind != "FireDueTimers" {
+		return ctx, func(service.CommandDone) {}
+	}
+	o.mu.Lock()
+	o.active++
+	o.peak = max(o.peak, o.active)
+	o.mu.Unlock()
+	return ctx, func(service.CommandDone) {
+		o.mu.Lock()
+		o.active--
+		o.mu.Unlock()
+	}
+}
+
+func (o *peakObserver) TimerFired(time.Time, time.Time) {}
+
+// TestTimersFireInParallel: timers that fall due together fire on several
+// workers, each exactly once, up to TimerWorkers at a time: one worker
+// alone fell ever further behind a load that set a timer per case started
+// faster than it fired them.
+func TestTimersFireInParallel(t *testing.T) {
+	d := dbtest.Open(t, db.Postgres)
+	fired := make(chan firing, 100)
+	alarmService(t, d, fired, true)
+	var clock atomic.Int64
+	clock.Store(time.Now().UnixNano())
+	obs := &peakObserver{}
+	svc := service.New(d, service.Config{PlatformOwners: []string{"admin"}, TimerWorkers: 3, Observer: obs,
+		Now:        func() time.Time { return time.Unix(0, clock.Load()) },
+		TimerFired: func(tm db.DueTimer, at time.Time) { fired <- firing{tm, at} }})
+	const cases = 60
+	for range cases {
+		startAlarm(t, svc)
+	}
+	clock.Add(int64(time.Hour)) // every alarm is due
+	n, err := svc.FireDueTimers(context.Background())
+	if err != nil || n != cases {
+		t.Fatalf("FireDueTimers = %d, %v; want %d fired", n, err, cases)
+	}
+	seen := map[string]bool{}
+	for range cases {
+		f := <-fired
+		if seen[f.timer.CaseID] {
+			t.Fatalf("the timer of %s fired twice", f.timer.CaseID)
+		}
+		seen[f.timer.CaseID] = true
+	}
+	if len(fired) != 0 {
+		t.Fatalf("%d more firings than timers", len(fired))
+	}
+	if obs.peak < 2 || obs.peak > 3 {
+		t.Fatalf("at most %d timers fired at once, want 2 or 3 (TimerWorkers 3)", obs.peak)
+	}
+	var left int
+	if err := d.NewRaw("SELECT count(*) FROM case_timers").Scan(context.Background(), &left); err != nil || left != 0 {
+		t.Fatalf("%d timers left (%v), want none", left, err)
+	}
+	// Nothing due: one look, nothing fired.
+	if n, err := svc.FireDueTimers(context.Background()); n != 0 || err != nil {
+		t.Fatalf("FireDueTimers with nothing due = %d, %v", n, err)
 	}
 }

@@ -78,6 +78,9 @@ type Config struct {
 	// through another replica, due sooner than that, can be late. Default
 	// 200ms.
 	TimerInterval time.Duration
+	// TimerWorkers bounds the timers one replica fires at once. Default
+	// 4. (CASEGRAPH_TIMER_WORKERS)
+	TimerWorkers int
 	// AdminAddr, when set, is the address of a second listener serving
 	// /metrics, /livez, /readyz and net/http/pprof, for operators only;
 	// /metrics then leaves the main listener. Default empty: no admin
@@ -215,6 +218,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	}
 	durFlag(&c.TimerInterval, "timer-interval", "CASEGRAPH_TIMER_INTERVAL", 200*time.Millisecond,
 		"longest sleep of the timer runner; bounds the delay of timers stored by other replicas")
+	intFlag(&c.TimerWorkers, "timer-workers", "CASEGRAPH_TIMER_WORKERS", 4, "most timers this replica fires at once")
 	envFlag(c, fs, &c.AdminAddr, "admin-addr", "CASEGRAPH_ADMIN_ADDR", "",
 		"address of the admin listener (metrics, probes, pprof); empty: none", parseAddr, "a listen address such as 127.0.0.1:9090")
 	durFlag(&c.ProcessTimeout, "process-timeout", "CASEGRAPH_PROCESS_TIMEOUT", 30*time.Second, "deadline of one process-task call (HTTP request, mail)")
@@ -433,6 +437,9 @@ func (c Config) Validate() error {
 	}
 	if c.ProcessWorkers < 0 || c.ProcessWorkers > 1000 {
 		return fmt.Errorf("CASEGRAPH_PROCESS_WORKERS (-process-workers) must be between 1 and 1000, not %d", c.ProcessWorkers)
+	}
+	if c.TimerWorkers < 0 || c.TimerWorkers > 1000 {
+		return fmt.Errorf("CASEGRAPH_TIMER_WORKERS (-timer-workers) must be between 1 and 1000, not %d", c.TimerWorkers)
 	}
 	if c.TimerInterval < 0 {
 		return fmt.Errorf("CASEGRAPH_TIMER_INTERVAL (-timer-interval) must be a positive duration such as 200ms, not %s", c.TimerInterval)

@@ -111,6 +111,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 		Logger:           logger,
 		Observer:         telemetry.NewObserver(metrics, cfg.TracerProvider),
 		SubscriberBuffer: cfg.LiveBuffer,
+		TimerWorkers:     cfg.TimerWorkers,
 		Now:              cfg.Now,
 		Process: service.ProcessConfig{Timeout: cfg.ProcessTimeout, Workers: cfg.ProcessWorkers, AllowHosts: cfg.HTTPAllow,
 			SMTP: service.SMTPConfig{Addr: cfg.SMTPAddr, User: cfg.SMTPUser, Password: cfg.SMTPPassword, From: cfg.SMTPFrom}},
