@@ -23,17 +23,26 @@ type DueTimer struct {
 // twice; SQLite has one writer, whose transaction already excludes others.
 // ok is false when no timer is due.
 func ClaimDueTimer(ctx context.Context, tx bun.Tx, flavor Dialect, now time.Time) (DueTimer, bool, error) {
-	var row timerRow
-	q := tx.NewSelect().Model(&row).Where("due_at <= ?", now).Order("due_at", "case_id", "plan_item_id").Limit(1)
-	err := claimQuery(q, flavor).Scan(ctx)
-	if errors.Is(err, sql.ErrNoRows) {
-		return DueTimer{}, false, nil
+	// A fixed text, prepared per connection: a replica behind on its
+	// timers runs it once per timer.
+	stmt := claimTimer[0]
+	if flavor != Postgres {
+		stmt = claimTimer[1]
 	}
-	if err != nil {
+	var rows []timerRow
+	if err := stmt.scan(ctx, tx, &rows, now); err != nil {
 		return DueTimer{}, false, fmt.Errorf("db: claim due timer: %w", err)
 	}
-	return DueTimer{CaseID: row.CaseID, PlanItemID: row.PlanItemID, DueAt: row.DueAt}, true, nil
+	if len(rows) == 0 {
+		return DueTimer{}, false, nil
+	}
+	return DueTimer{CaseID: rows[0].CaseID, PlanItemID: rows[0].PlanItemID, DueAt: rows[0].DueAt}, true, nil
 }
+
+const claimTimerSQL = `SELECT case_id, plan_item_id, due_at FROM case_timers WHERE due_at <= ?
+	ORDER BY due_at, case_id, plan_item_id LIMIT 1`
+
+var claimTimer = [2]statement{newStatement(claimTimerSQL + " FOR UPDATE SKIP LOCKED"), newStatement(claimTimerSQL)}
 
 // NextTimerDue returns when the earliest timer is due; ok is false when
 // there is none.

@@ -59,7 +59,8 @@ func newNotifier(d *db.DB, logger *slog.Logger) *notifier {
 
 // send notifies changes, made by a command of kind that committed, and
 // returns once they are sent, or when ctx ends (they are sent all the
-// same).
+// same); at once when ctx is a background worker's (unanswered), which
+// has nobody to answer and more work to do.
 func (n *notifier) send(ctx context.Context, kind string, changes []Change) {
 	if len(changes) == 0 {
 		return
@@ -82,10 +83,22 @@ func (n *notifier) send(ctx context.Context, kind string, changes []Change) {
 		go n.flushFrom(b)
 	}
 	n.mu.Unlock()
+	if _, ok := ctx.Value(unansweredKey{}).(bool); ok {
+		return
+	}
 	select {
 	case <-b.done:
 	case <-ctx.Done():
 	}
+}
+
+type unansweredKey struct{}
+
+// unanswered marks ctx as a background worker's, whose commands nobody
+// waits for (timers, process calls): they do not wait for their changes'
+// notification either.
+func unanswered(ctx context.Context) context.Context {
+	return context.WithValue(ctx, unansweredKey{}, true)
 }
 
 // flushFrom sends b, then every batch gathered meanwhile, until none is

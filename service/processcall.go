@@ -315,7 +315,7 @@ func (s *Service) reportCall(ctx context.Context, row db.OutboxCall, res engine.
 	if res.Failed {
 		cmd = engine.ProcessFailed{TaskID: row.TaskID, CallID: row.CallID, Reason: res.Reason, StatusCode: res.StatusCode, Output: res.Output}
 	}
-	return s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
+	return s.command(unanswered(ctx), op, func(ctx context.Context, tx bun.Tx) error {
 		if err := s.lockTree(ctx, tx, row.CaseID, false); err != nil {
 			return err
 		}

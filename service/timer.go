@@ -28,6 +28,7 @@ var timerService = auth.Identity{UserID: "TimerService"}
 // while an idle look stays one read. The workers claim different timers:
 // a claim skips those another transaction holds.
 func (s *Service) FireDueTimers(ctx context.Context) (int, error) {
+	ctx = unanswered(ctx)
 	var (
 		mu      sync.Mutex
 		fired   int
