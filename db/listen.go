@@ -10,13 +10,11 @@ import (
 	"github.com/uptrace/bun"
 )
 
+// notifyAll is one notification per payload, in one statement: the
+// notifications of many commands share one transaction (see NotifyAll).
 // Channels are per database, but several CaseGraphs may share one database
 // in schemas of their own (the tests do): the channel's name is the prefix
 // and a digest of the current schema, short enough for an identifier.
-const channelSQL = "? || left(md5(current_schema()), 16)"
-
-// notifyAll is one notification per payload, in one statement: the
-// notifications of many commands share one transaction (see NotifyAll).
 var notifyAll = newStatement("SELECT pg_notify(?::text || left(md5(current_schema()), 16), p) FROM unnest(?::text[]) AS p")
 
 // NotifyAll sends a PostgreSQL notification on channel for each payload,

@@ -101,13 +101,17 @@ func TestStatementsArePrepared(t *testing.T) {
 				if _, err := db.GetTenantUser(ctx, tx, "acme", "alice"); err != nil {
 					return err
 				}
+				// Notifications bind a list of payloads, whichever protocol.
+				if err := db.NotifyAll(ctx, tx, "test_", []string{`{"c":"c1"}`, `{"c":"c2"}`}); err != nil {
+					return err
+				}
 				rec, c := caseSpec{id: "c2", name: "P", members: []engine.Member{user("alice", true)}}.build()
 				c.Sequence = 1
 				if _, err := db.SaveCase(ctx, tx, db.CaseWrite{Record: rec, State: c, User: "alice", At: t0,
 					Events: []engine.Event{{Type: "Started", Payload: map[string]any{}}}}); err != nil {
 					return err
 				}
-				for _, like := range []string{"%FROM tenant_users AS u LEFT JOIN%"} {
+				for _, like := range []string{"%FROM tenant_users AS u LEFT JOIN%", "%pg_notify%"} {
 					var n int
 					if err := tx.NewRaw("SELECT COUNT(*) FROM pg_prepared_statements WHERE statement LIKE ?", like).Scan(ctx, &n); err != nil {
 						return err

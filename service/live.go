@@ -101,9 +101,15 @@ func (s *Service) RunLive(ctx context.Context) {
 			s.liveListening.Store(true)
 		}, func(payload string) {
 			lastHeard = time.Now()
-			var c Change
-			if json.Unmarshal([]byte(payload), &c) == nil && (c.CaseID != "" || c.Tenant != "") {
-				s.live.deliver(c)
+			var n changeNotice
+			switch {
+			case json.Unmarshal([]byte(payload), &n) != nil:
+			case n.MissedSince != nil:
+				// A replica could not notify some of its changes.
+				s.live.stats.resyncs.Add(1)
+				s.live.deliver(Change{Missed: *n.MissedSince})
+			case n.CaseID != "" || n.Tenant != "":
+				s.live.deliver(n.Change)
 			}
 		})
 		s.liveListening.Store(false)

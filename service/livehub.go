@@ -268,9 +268,13 @@ type LiveStats struct {
 	// Dropped counts changes thrown away with the queues of subscribers
 	// dropped for falling behind (SlowDropped of them).
 	Dropped, SlowDropped uint64
-	// Resyncs counts reopened listening connections, after which every
-	// subscriber reads again what it may have missed.
+	// Resyncs counts the times every subscriber read again what it may
+	// have missed: the listening connection was opened again, or changes
+	// could not be notified (on this replica or another).
 	Resyncs uint64
+	// NotifyFailures counts the notifications of committed changes this
+	// process could not send (each followed by a resync).
+	NotifyFailures uint64
 }
 
 // LiveStats returns the live-update figures of this process.
@@ -278,7 +282,8 @@ func (s *Service) LiveStats() LiveStats {
 	st := &s.live.stats
 	return LiveStats{Connections: st.connections.Load(), TaskSubscriptions: st.taskSubs.Load(), CaseSubscriptions: st.caseSubs.Load(),
 		Changes: st.changes.Load(), Skipped: st.skipped.Load(), AudienceReads: st.audienceReads.Load(), AudienceAll: st.audienceAll.Load(),
-		Events: st.events.Load(), Dropped: st.dropped.Load(), SlowDropped: st.slow.Load(), Resyncs: st.resyncs.Load()}
+		Events: st.events.Load(), Dropped: st.dropped.Load(), SlowDropped: st.slow.Load(), Resyncs: st.resyncs.Load(),
+		NotifyFailures: s.notes.failures.Load()}
 }
 
 // LiveConnected counts an open live connection until done is called.

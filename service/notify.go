@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/casegraph/casegraph/db"
@@ -23,12 +24,20 @@ import (
 //
 // A command waits for the notification of its changes before it answers:
 // an acknowledged command has been told to every replica that listens
-// (one that does not listen then resumes, see RunLive). What a process
-// loses by dying between a commit and the notification is a change not
-// yet acknowledged; its subscribers see it with the case's next change.
+// (one that does not listen resumes once it listens again, see RunLive).
+// A notification that cannot be sent at all (the database unreachable for
+// NotifyTimeout) makes every subscriber read again what it may have
+// missed: this process's at once (lost), the other replicas' once the
+// next notification goes out, which carries a missed notice. What a
+// process loses by dying between a commit and its notification is the
+// notice of a change not yet acknowledged (or of a background command's,
+// which nobody waits for); subscribers see it with the case's next change.
 type notifier struct {
 	db     *db.DB
 	logger *slog.Logger
+	// lost is called with the instant since which changes may not have
+	// been notified, when a flush failed.
+	lost func(since time.Time)
 
 	mu sync.Mutex
 	// next gathers the payloads of commands that committed while a
@@ -38,6 +47,11 @@ type notifier struct {
 	flushing bool
 	// idle is closed, and replaced, whenever flushing stops.
 	idle chan struct{}
+	// missedSince, when not zero, is what the next flush tells every
+	// replica it may have missed: a flush failed.
+	missedSince time.Time
+	// failures counts the flushes that failed.
+	failures atomic.Uint64
 }
 
 type noteBatch struct {
@@ -45,16 +59,27 @@ type noteBatch struct {
 	done     chan struct{} // closed once sent (or given up)
 }
 
-// Bounds of one flush: payloads per statement (each one is under 200
-// bytes), the time a flush may take, and its attempts.
+// NotifyTimeout bounds the sending of one batch of notifications, its
+// attempts included.
+const NotifyTimeout = 10 * time.Second
+
+// Bounds of one flush: payloads per statement (each one is under 300
+// bytes) and attempts.
 const (
 	maxNotesPerStatement = 1000
-	notifyTimeout        = 10 * time.Second
 	notifyAttempts       = 3
 )
 
-func newNotifier(d *db.DB, logger *slog.Logger) *notifier {
-	return &notifier{db: d, logger: logger, idle: make(chan struct{})}
+func newNotifier(d *db.DB, logger *slog.Logger, lost func(since time.Time)) *notifier {
+	return &notifier{db: d, logger: logger, lost: lost, idle: make(chan struct{})}
+}
+
+// changeNotice is a notification's payload: a Change, or, with
+// MissedSince, word that changes committed since then may not have been
+// notified.
+type changeNotice struct {
+	Change
+	MissedSince *time.Time `json:"m,omitempty"`
 }
 
 // send notifies changes, made by a command of kind that committed, and
@@ -121,24 +146,57 @@ func (n *notifier) flushFrom(b *noteBatch) {
 }
 
 func (n *notifier) flush(payloads []string) {
-	ctx, cancel := context.WithTimeout(context.Background(), notifyTimeout)
+	started := time.Now()
+	n.mu.Lock()
+	missed := n.missedSince
+	n.mu.Unlock()
+	if !missed.IsZero() {
+		notice, err := json.Marshal(changeNotice{Change: Change{Kind: "Missed"}, MissedSince: &missed})
+		if err == nil {
+			payloads = append([]string{string(notice)}, payloads...)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), NotifyTimeout)
 	defer cancel()
-	for len(payloads) > 0 {
+	for first := true; len(payloads) > 0; first = false {
 		part := payloads[:min(len(payloads), maxNotesPerStatement)]
 		payloads = payloads[len(part):]
 		var err error
-		for attempt := 0; attempt < notifyAttempts; attempt++ {
-			if err = db.NotifyAll(ctx, n.db, liveChannel, part); err == nil || ctx.Err() != nil {
+		for attempt := 1; ; attempt++ {
+			if err = db.NotifyAll(ctx, n.db, liveChannel, part); err == nil || attempt == notifyAttempts {
 				break
 			}
-			time.Sleep(time.Duration(50<<attempt) * time.Millisecond)
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Duration(50<<attempt) * time.Millisecond):
+			}
+			if ctx.Err() != nil {
+				break
+			}
 		}
-		if err != nil {
-			// The commands are committed; only their live notification is
-			// lost. A replica whose listening connection broke meanwhile
-			// (the database went away) reads again what changed.
-			n.logger.Error("live updates: could not notify other replicas of committed changes", "changes", len(part), "err", err)
+		if err == nil {
+			if first && !missed.IsZero() {
+				n.mu.Lock()
+				if n.missedSince.Equal(missed) {
+					n.missedSince = time.Time{}
+				}
+				n.mu.Unlock()
+			}
+			continue
 		}
+		// The commands are committed; only their live notice is lost.
+		// This process's subscribers read again at once; the other
+		// replicas' with the next notification that goes out.
+		n.failures.Add(1)
+		since := started.Add(-ResumeSlack)
+		n.mu.Lock()
+		if n.missedSince.IsZero() || since.Before(n.missedSince) {
+			n.missedSince = since
+		}
+		n.mu.Unlock()
+		n.lost(since)
+		n.logger.Error("live updates: could not notify the replicas of committed changes; subscribers will read again what changed",
+			"changes", len(part), "err", err)
 	}
 }
 

@@ -57,7 +57,7 @@ func TestNotifierBatches(t *testing.T) {
 	}()
 	<-listening
 
-	n := newNotifier(d, slog.New(slog.DiscardHandler))
+	n := newNotifier(d, slog.New(slog.DiscardHandler), func(time.Time) { t.Error("a notification was lost") })
 	const senders = 200
 	start := make(chan struct{})
 	var wg sync.WaitGroup
@@ -116,7 +116,7 @@ func TestNotifierSendsAfterWaitersLeave(t *testing.T) {
 	d := dbtest.Open(t, db.Postgres)
 	counter := &notifyCounter{}
 	d.DB.AddQueryHook(counter)
-	n := newNotifier(d, slog.New(slog.DiscardHandler))
+	n := newNotifier(d, slog.New(slog.DiscardHandler), func(time.Time) { t.Error("a notification was lost") })
 	gone, cancel := context.WithCancel(context.Background())
 	cancel()
 	n.send(gone, "StartCase", []Change{{CaseID: "a"}})
@@ -129,5 +129,99 @@ func TestNotifierSendsAfterWaitersLeave(t *testing.T) {
 	}
 	if got := counter.n.Load(); got < 1 || got > 2 {
 		t.Fatalf("%d statements sent the two changes, want 1 or 2", got)
+	}
+}
+
+// TestNotifierFailureResyncs: changes that could not be notified make this
+// process's subscribers read again at once, and the other replicas' with
+// the next notification that goes out.
+func TestNotifierFailureResyncs(t *testing.T) {
+	d := dbtest.Open(t, db.Postgres)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	heard := make(chan changeNotice, 10)
+	listening := make(chan struct{})
+	go func() {
+		_ = db.Listen(ctx, d, liveChannel, func() { close(listening) }, func(payload string) {
+			var n changeNotice
+			if err := json.Unmarshal([]byte(payload), &n); err != nil {
+				t.Errorf("payload %q: %v", payload, err)
+			}
+			heard <- n
+		})
+	}()
+	<-listening
+
+	var lost []time.Time
+	n := newNotifier(d, slog.New(slog.DiscardHandler), func(since time.Time) { lost = append(lost, since) })
+	gone, err := db.Open(ctx, dbtest.URL(t, db.Postgres), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone.Close()
+	n.db = gone // every attempt fails
+	before := time.Now()
+	n.send(ctx, "ClaimTask", []Change{{CaseID: "lost"}})
+	if len(lost) != 1 || lost[0].After(before) || n.failures.Load() != 1 {
+		t.Fatalf("after a failed flush: lost %v, failures %d; want one, since before %v", lost, n.failures.Load(), before)
+	}
+
+	n.db = d
+	n.send(ctx, "ClaimTask", []Change{{CaseID: "next"}})
+	var got []changeNotice
+	for len(got) < 2 {
+		select {
+		case c := <-heard:
+			got = append(got, c)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("heard %+v, want a missed notice and the next change", got)
+		}
+	}
+	if got[0].MissedSince == nil || !got[0].MissedSince.Equal(lost[0]) || got[1].CaseID != "next" || got[1].MissedSince != nil {
+		t.Fatalf("heard %+v, want first the missed notice since %v, then the next change", got, lost[0])
+	}
+	// Told once: the flush after carries no notice.
+	n.send(ctx, "ClaimTask", []Change{{CaseID: "after"}})
+	select {
+	case c := <-heard:
+		if c.CaseID != "after" || c.MissedSince != nil {
+			t.Fatalf("heard %+v, want the change alone", c)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the change after was not heard")
+	}
+}
+
+// TestRunLiveHearsMissedNotice: a replica's missed notice reaches every
+// subscriber of this one as a resync from the instant it names.
+func TestRunLiveHearsMissedNotice(t *testing.T) {
+	d := dbtest.Open(t, db.Postgres)
+	svc := New(d, Config{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan struct{})
+	go func() { defer close(done); svc.RunLive(ctx) }()
+	defer func() { cancel(); <-done }()
+	sub := svc.live.subscribe(ctx, "alice", Interest{})
+	deadline := time.Now().Add(10 * time.Second)
+	for !svc.LiveListening() && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	since := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	notice, err := json.Marshal(changeNotice{Change: Change{Kind: "Missed"}, MissedSince: &since})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.NotifyAll(ctx, d, liveChannel, []string{string(notice)}); err != nil {
+		t.Fatal(err)
+	}
+	next, stop := context.WithTimeout(ctx, 10*time.Second)
+	defer stop()
+	c, ok := sub.Next(next)
+	if !ok || !c.Missed.Equal(since) || c.CaseID != "" {
+		t.Fatalf("subscriber got %+v (%v), want a resync since %v", c, ok, since)
+	}
+	if got := svc.LiveStats().Resyncs; got != 1 {
+		t.Fatalf("%d resyncs counted, want 1", got)
 	}
 }

@@ -185,7 +185,10 @@ func New(d *db.DB, cfg Config) *Service {
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
-	s.notes = newNotifier(d, s.logger)
+	s.notes = newNotifier(d, s.logger, func(since time.Time) {
+		s.live.stats.resyncs.Add(1)
+		s.live.deliver(Change{Missed: since})
+	})
 	return s
 }
 

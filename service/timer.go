@@ -44,6 +44,13 @@ func (s *Service) FireDueTimers(ctx context.Context) (int, error) {
 	var work func()
 	work = func() {
 		defer wg.Done()
+		defer func() {
+			// A worker that stops (nothing it could claim, a case held)
+			// leaves its place to another.
+			mu.Lock()
+			running--
+			mu.Unlock()
+		}()
 		n, err := s.fireDueTimers(ctx, func() {
 			mu.Lock()
 			defer mu.Unlock()

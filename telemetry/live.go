@@ -18,7 +18,7 @@ var liveDelayBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .
 type liveCollector struct {
 	stats atomic.Pointer[func() service.LiveStats]
 
-	connections, subscriptions, changes, skipped, audienceReads, audienceAll, events, dropped, slow, resyncs *prometheus.Desc
+	connections, subscriptions, changes, skipped, audienceReads, audienceAll, events, dropped, slow, resyncs, notifyFailures *prometheus.Desc
 }
 
 func newLiveCollector() *liveCollector {
@@ -38,13 +38,15 @@ func newLiveCollector() *liveCollector {
 		dropped: d("casegraph_live_events_dropped_total", "Changes thrown away with the queues of subscriptions dropped for falling behind."),
 		slow:    d("casegraph_live_slow_subscribers_total", "Subscriptions dropped (their connection closed with 4008) for falling behind."),
 		resyncs: d("casegraph_live_resyncs_total",
-			"Times the PostgreSQL listening connection was opened again, after which every subscription reads what it may have missed."),
+			"Times every subscription read again what it may have missed: the PostgreSQL listening connection was opened again, or changes could not be notified."),
+		notifyFailures: d("casegraph_live_notify_failures_total",
+			"Notifications of committed changes this process could not send to the replicas (each followed by a resync)."),
 	}
 }
 
 func (c *liveCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.connections, c.subscriptions, c.changes, c.skipped, c.audienceReads, c.audienceAll,
-		c.events, c.dropped, c.slow, c.resyncs} {
+		c.events, c.dropped, c.slow, c.resyncs, c.notifyFailures} {
 		ch <- d
 	}
 }
@@ -71,6 +73,7 @@ func (c *liveCollector) Collect(ch chan<- prometheus.Metric) {
 	counter(c.dropped, s.Dropped)
 	counter(c.slow, s.SlowDropped)
 	counter(c.resyncs, s.Resyncs)
+	counter(c.notifyFailures, s.NotifyFailures)
 }
 
 // SetLive makes the live-update metrics report stats (Service.LiveStats);

@@ -187,9 +187,9 @@ func (s *Server) Service() *service.Service { return s.svc }
 func (s *Server) DB() *db.DB { return s.db }
 
 // Close releases the database, once the notifications of committed
-// commands are sent (for at most a few seconds).
+// commands are sent (or given up: at most service.NotifyTimeout).
 func (s *Server) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), service.NotifyTimeout+time.Second)
 	defer cancel()
 	s.svc.WaitNotified(ctx)
 	return s.db.Close()
