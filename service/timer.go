@@ -22,11 +22,12 @@ var timerService = auth.Identity{UserID: "TimerService"}
 // transaction, and returns how many fired. Any replica may call it at any
 // time: a timer fires once.
 //
-// One worker looks; each timer it fires adds another, up to the
-// service's TimerWorkers, so that timers falling due faster than one
-// worker fires them (a reminder on every case started) do not pile up,
-// while an idle look stays one read. The workers claim different timers:
-// a claim skips those another transaction holds.
+// One worker looks; each timer that fires late (timerBehind) adds
+// another, up to the service's TimerWorkers, so that timers falling due
+// faster than one worker fires them (a reminder on every case started) do
+// not pile up, while a replica that keeps up fires them one by one, with
+// a plain read before each claim, as an idle look. The workers claim
+// different timers: a claim skips those another transaction holds.
 func (s *Service) FireDueTimers(ctx context.Context) (int, error) {
 	ctx = unanswered(ctx)
 	var (
@@ -73,18 +74,23 @@ func (s *Service) FireDueTimers(ctx context.Context) (int, error) {
 	return fired, errors.Join(errs...)
 }
 
+// timerBehind is how late a timer must fire for its worker to count as
+// behind: then it claims the next timer without looking first, and calls
+// for help.
+const timerBehind = 100 * time.Millisecond
+
 // fireDueTimers fires due timers one after another until none is left
-// that it can claim, calling more after each one fired.
+// that it can claim, calling more after each one that fired late.
 func (s *Service) fireDueTimers(ctx context.Context, more func()) (int, error) {
 	const op = "service.FireDueTimers"
 	fired := 0
+	behind := false
 	for {
 		// A plain read first: the claim is a locking transaction, and a
 		// command (with its metrics and span) for each idle look would
-		// drown the timers that do fire. After a timer fired, the next
-		// claim goes straight ahead: when nothing is due it claims
-		// nothing.
-		if fired == 0 {
+		// drown the timers that do fire. Behind, the claim goes straight
+		// ahead: timers are surely due.
+		if !behind {
 			if due, ok, err := db.NextTimerDue(ctx, s.db); err != nil || !ok || due.After(s.now()) {
 				return fired, wrap(op, err)
 			}
@@ -114,7 +120,9 @@ func (s *Service) fireDueTimers(ctx context.Context, more func()) (int, error) {
 			}
 		default:
 			fired++
-			more()
+			if behind = s.now().Sub(claimed.DueAt) > timerBehind; behind {
+				more()
+			}
 			if s.timerFired != nil || s.observer != nil {
 				now := s.now()
 				if s.timerFired != nil {
