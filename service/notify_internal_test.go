@@ -30,6 +30,22 @@ func (c *notifyCounter) AfterQuery(_ context.Context, e *bun.QueryEvent) {
 	}
 }
 
+// listen calls fn with every notification on the live channel until ctx
+// ends, once it listens.
+func listen(ctx context.Context, t *testing.T, d *db.DB, fn func(changeNotice)) {
+	listening := make(chan struct{})
+	go func() {
+		_ = db.Listen(ctx, d, liveChannel, func() { close(listening) }, func(payload string) {
+			var n changeNotice
+			if err := json.Unmarshal([]byte(payload), &n); err != nil {
+				t.Errorf("payload %q: %v", payload, err)
+			}
+			fn(n)
+		})
+	}()
+	<-listening
+}
+
 // TestNotifierBatches: the changes of commands that commit at once go out
 // in fewer statements than commands, every one is heard, and a sender
 // returns only once its change is sent; one that stops waiting (its
@@ -43,19 +59,11 @@ func TestNotifierBatches(t *testing.T) {
 	defer cancel()
 	var mu sync.Mutex
 	heard := map[string]string{}
-	listening := make(chan struct{})
-	go func() {
-		_ = db.Listen(ctx, d, liveChannel, func() { close(listening) }, func(payload string) {
-			var c Change
-			if err := json.Unmarshal([]byte(payload), &c); err != nil {
-				t.Errorf("payload %q: %v", payload, err)
-			}
-			mu.Lock()
-			heard[c.CaseID] = c.Kind
-			mu.Unlock()
-		})
-	}()
-	<-listening
+	listen(ctx, t, d, func(c changeNotice) {
+		mu.Lock()
+		heard[c.CaseID] = c.Kind
+		mu.Unlock()
+	})
 
 	n := newNotifier(d, slog.New(slog.DiscardHandler), func(time.Time) { t.Error("a notification was lost") })
 	const senders = 200
@@ -140,17 +148,7 @@ func TestNotifierFailureResyncs(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	heard := make(chan changeNotice, 10)
-	listening := make(chan struct{})
-	go func() {
-		_ = db.Listen(ctx, d, liveChannel, func() { close(listening) }, func(payload string) {
-			var n changeNotice
-			if err := json.Unmarshal([]byte(payload), &n); err != nil {
-				t.Errorf("payload %q: %v", payload, err)
-			}
-			heard <- n
-		})
-	}()
-	<-listening
+	listen(ctx, t, d, func(n changeNotice) { heard <- n })
 
 	var lost []time.Time
 	n := newNotifier(d, slog.New(slog.DiscardHandler), func(since time.Time) { lost = append(lost, since) })
