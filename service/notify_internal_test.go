@@ -30,6 +30,13 @@ func (c *notifyCounter) AfterQuery(_ context.Context, e *bun.QueryEvent) {
 	}
 }
 
+// countedDB is a new database whose statements that notify are counted.
+func countedDB(t *testing.T) (*db.DB, *notifyCounter) {
+	d := dbtest.Open(t, db.Postgres)
+	counter := &notifyCounter{}
+	return &db.DB{DB: d.DB.WithQueryHook(counter), Flavor: d.Flavor}, counter
+}
+
 // listen calls fn with every notification on the live channel until ctx
 // ends, once it listens.
 func listen(ctx context.Context, t *testing.T, d *db.DB, fn func(changeNotice)) {
@@ -51,9 +58,7 @@ func listen(ctx context.Context, t *testing.T, d *db.DB, fn func(changeNotice)) 
 // returns only once its change is sent; one that stops waiting (its
 // client went away) does not stop its change.
 func TestNotifierBatches(t *testing.T) {
-	d := dbtest.Open(t, db.Postgres)
-	counter := &notifyCounter{}
-	d.DB.AddQueryHook(counter)
+	d, counter := countedDB(t)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -121,9 +126,7 @@ func TestNotifierBatches(t *testing.T) {
 // TestNotifierSendsAfterWaitersLeave: a change whose sender stopped
 // waiting before its batch's turn is still sent.
 func TestNotifierSendsAfterWaitersLeave(t *testing.T) {
-	d := dbtest.Open(t, db.Postgres)
-	counter := &notifyCounter{}
-	d.DB.AddQueryHook(counter)
+	d, counter := countedDB(t)
 	n := newNotifier(d, slog.New(slog.DiscardHandler), func(time.Time) { t.Error("a notification was lost") })
 	gone, cancel := context.WithCancel(context.Background())
 	cancel()
