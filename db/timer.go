@@ -5,13 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"reflect"
-	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
-
-	"github.com/casegraph/casegraph/engine"
 )
 
 // DueTimer is a case timer whose time has come.
@@ -47,54 +43,6 @@ const claimTimerSQL = `SELECT case_id, plan_item_id, due_at FROM case_timers WHE
 	ORDER BY due_at, case_id, plan_item_id LIMIT 1`
 
 var claimTimer = [2]statement{newStatement(claimTimerSQL + " FOR UPDATE SKIP LOCKED"), newStatement(claimTimerSQL)}
-
-// ClaimDueRootTimer is ClaimDueTimer for the timers of cases that are their
-// own root, with the case, both locked, in one statement where the claim
-// and the case's lock and load took two: a timer whose case another
-// transaction holds (a command on it) is skipped rather than waited for.
-// ok is false when no such timer is due; the timers of sub cases (whose
-// root must be locked first) and of cases gone are ClaimDueTimer's.
-func ClaimDueRootTimer(ctx context.Context, tx bun.Tx, flavor Dialect, now time.Time) (DueTimer, CaseRecord, *engine.Case, bool, error) {
-	var rows []struct {
-		caseRow
-		TimerCaseID     string    `bun:"timer_case_id"`
-		TimerPlanItemID string    `bun:"timer_plan_item_id"`
-		TimerDueAt      time.Time `bun:"timer_due_at"`
-	}
-	if err := rootTimerStatement(tx, flavor).scan(ctx, tx, &rows, now); err != nil {
-		return DueTimer{}, CaseRecord{}, nil, false, fmt.Errorf("db: claim due timer with its case: %w", err)
-	}
-	if len(rows) == 0 {
-		return DueTimer{}, CaseRecord{}, nil, false, nil
-	}
-	row := rows[0]
-	c, err := decodeSnapshot(row.caseRow)
-	if err != nil {
-		return DueTimer{}, CaseRecord{}, nil, false, err
-	}
-	return DueTimer{CaseID: row.TimerCaseID, PlanItemID: row.TimerPlanItemID, DueAt: row.TimerDueAt}, row.record(), c, true, nil
-}
-
-var rootTimer [2]struct {
-	once sync.Once
-	s    statement
-}
-
-func rootTimerStatement(idb bun.IDB, flavor Dialect) statement {
-	i, lock := 0, " FOR UPDATE OF t, case_row SKIP LOCKED"
-	if flavor != Postgres {
-		i, lock = 1, ""
-	}
-	rs := &rootTimer[i]
-	rs.once.Do(func() {
-		rs.s = newStatement("SELECT " + modelColumns(idb, reflect.TypeFor[caseRow]()) + `,
-	t.case_id AS timer_case_id, t.plan_item_id AS timer_plan_item_id, t.due_at AS timer_due_at
-	FROM case_timers AS t JOIN cases AS case_row ON case_row.id = t.case_id
-	WHERE t.due_at <= ? AND (case_row.root_case_id = case_row.id OR case_row.root_case_id = '')
-	ORDER BY t.due_at, t.case_id, t.plan_item_id LIMIT 1` + lock)
-	})
-	return rs.s
-}
 
 // NextTimerDue returns when the earliest timer is due; ok is false when
 // there is none.

@@ -74,52 +74,6 @@ func exerciseTimers(t *testing.T, open func(t *testing.T) *db.DB) {
 	if due, _, _ := db.NextTimerDue(ctx, d); !due.Equal(min(30)) {
 		t.Errorf("next due after postpone and delete: %v, want %v", due, min(30))
 	}
-
-	t.Run("RootTimerWithCase", func(t *testing.T) {
-		d := setup(t, open)
-		newCase(t, d, caseSpec{id: "r1", name: "R", timers: []engine.Timer{{PlanItemID: "a", Due: min(5)}}})
-		newCase(t, d, caseSpec{id: "s1", name: "S", parent: "r1", timers: []engine.Timer{{PlanItemID: "b", Due: min(1)}}})
-		newCase(t, d, caseSpec{id: "r2", name: "R2", timers: []engine.Timer{{PlanItemID: "c", Due: min(7)}}})
-		claimRoot := func(tx bun.Tx, now time.Time) (db.DueTimer, db.CaseRecord, bool) {
-			t.Helper()
-			tm, rec, c, ok, err := db.ClaimDueRootTimer(ctx, tx, d.Flavor, now)
-			must(t, err)
-			if ok && (c == nil || c.ID != rec.ID || rec.ID != tm.CaseID) {
-				t.Errorf("timer %+v came with case %+v, state %v", tm, rec, c)
-			}
-			return tm, rec, ok
-		}
-		// The sub case's timer is due first, but is not a root case's.
-		must(t, d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-			tm, rec, ok := claimRoot(tx, min(6))
-			if !ok || tm.CaseID != "r1" || tm.PlanItemID != "a" || !tm.DueAt.Equal(min(5)) || rec.Name != "R" || rec.Version != 1 {
-				t.Errorf("root claim at +6m: %+v %+v %v, want r1's timer a with its case", tm, rec, ok)
-			}
-			return nil
-		}))
-		must(t, d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-			if tm, _, ok := claimRoot(tx, min(2)); ok {
-				t.Errorf("root claim at +2m found %+v; only the sub case's timer is due", tm)
-			}
-			return nil
-		}))
-		if d.Flavor != db.Postgres {
-			return
-		}
-		// A case a command holds is skipped, not waited for.
-		must(t, d.InTx(ctx, func(ctx context.Context, held bun.Tx) error {
-			if _, _, err := db.LockAndLoadCase(ctx, held, d.Flavor, "r1", false); err != nil {
-				return err
-			}
-			return d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-				tm, _, ok := claimRoot(tx, min(8))
-				if !ok || tm.CaseID != "r2" {
-					t.Errorf("root claim with r1 held: %+v %v, want r2's timer", tm, ok)
-				}
-				return nil
-			})
-		}))
-	})
 }
 
 func exerciseArchive(t *testing.T, open func(t *testing.T) *db.DB) {
