@@ -5,9 +5,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"reflect"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
+
+	"github.com/casegraph/casegraph/engine"
 )
 
 // DueTimer is a case timer whose time has come.
@@ -43,6 +47,60 @@ const claimTimerSQL = `SELECT case_id, plan_item_id, due_at FROM case_timers WHE
 	ORDER BY due_at, case_id, plan_item_id LIMIT 1`
 
 var claimTimer = [2]statement{newStatement(claimTimerSQL + " FOR UPDATE SKIP LOCKED"), newStatement(claimTimerSQL)}
+
+// ClaimDueRootTimer is ClaimDueTimer with the timer's case, locked and
+// loaded, in one statement where the claim and the case's lock and load
+// took two, for the timer of a case that is its own root. ok is false
+// when no timer is due, and also when the earliest one claimed is a sub
+// case's (whose root must be locked first) or a case's that is gone: the
+// timer stays claimed by tx, and ClaimDueTimer in tx returns it again.
+// ErrLocked: a command holds the case.
+func ClaimDueRootTimer(ctx context.Context, tx bun.Tx, flavor Dialect, now time.Time) (DueTimer, CaseRecord, *engine.Case, bool, error) {
+	var rows []struct {
+		caseRow
+		TimerCaseID     string    `bun:"timer_case_id"`
+		TimerPlanItemID string    `bun:"timer_plan_item_id"`
+		TimerDueAt      time.Time `bun:"timer_due_at"`
+	}
+	if err := rootTimerStatement(tx, flavor).scan(ctx, tx, &rows, now); err != nil {
+		if lockNotAvailable(err) {
+			return DueTimer{}, CaseRecord{}, nil, false, ErrLocked
+		}
+		return DueTimer{}, CaseRecord{}, nil, false, fmt.Errorf("db: claim due timer with its case: %w", err)
+	}
+	if len(rows) == 0 {
+		return DueTimer{}, CaseRecord{}, nil, false, nil
+	}
+	row := rows[0]
+	c, err := decodeSnapshot(row.caseRow)
+	if err != nil {
+		return DueTimer{}, CaseRecord{}, nil, false, err
+	}
+	return DueTimer{CaseID: row.TimerCaseID, PlanItemID: row.TimerPlanItemID, DueAt: row.TimerDueAt}, row.record(), c, true, nil
+}
+
+var rootTimer [2]struct {
+	once sync.Once
+	s    statement
+}
+
+func rootTimerStatement(idb bun.IDB, flavor Dialect) statement {
+	i, claim, lock := 0, " FOR UPDATE SKIP LOCKED", " FOR UPDATE OF case_row NOWAIT"
+	if flavor != Postgres {
+		i, claim, lock = 1, "", ""
+	}
+	rs := &rootTimer[i]
+	rs.once.Do(func() {
+		// The timer is claimed alone first, as by ClaimDueTimer (one row at
+		// most: the case is then found by its key whatever the planner
+		// knows), and its case locked without waiting.
+		rs.s = newStatement("WITH t AS (" + claimTimerSQL + claim + ")\nSELECT " + modelColumns(idb, reflect.TypeFor[caseRow]()) + `,
+	t.case_id AS timer_case_id, t.plan_item_id AS timer_plan_item_id, t.due_at AS timer_due_at
+	FROM t JOIN cases AS case_row ON case_row.id = t.case_id
+	WHERE case_row.root_case_id = case_row.id OR case_row.root_case_id = ''` + lock)
+	})
+	return rs.s
+}
 
 // NextTimerDue returns when the earliest timer is due; ok is false when
 // there is none.

@@ -74,6 +74,63 @@ func exerciseTimers(t *testing.T, open func(t *testing.T) *db.DB) {
 	if due, _, _ := db.NextTimerDue(ctx, d); !due.Equal(min(30)) {
 		t.Errorf("next due after postpone and delete: %v, want %v", due, min(30))
 	}
+
+	t.Run("RootTimerWithCase", func(t *testing.T) {
+		d := setup(t, open)
+		newCase(t, d, caseSpec{id: "r1", name: "R", timers: []engine.Timer{{PlanItemID: "a", Due: min(5)}}})
+		newCase(t, d, caseSpec{id: "s1", name: "S", parent: "r1", timers: []engine.Timer{{PlanItemID: "b", Due: min(1)}}})
+		newCase(t, d, caseSpec{id: "r2", name: "R2", timers: []engine.Timer{{PlanItemID: "c", Due: min(7)}}})
+		claimRoot := func(tx bun.Tx, now time.Time) (db.DueTimer, db.CaseRecord, bool) {
+			t.Helper()
+			tm, rec, c, ok, err := db.ClaimDueRootTimer(ctx, tx, d.Flavor, now)
+			must(t, err)
+			if ok && (c == nil || c.ID != rec.ID || rec.ID != tm.CaseID) {
+				t.Errorf("timer %+v came with case %+v, state %v", tm, rec, c)
+			}
+			return tm, rec, ok
+		}
+		// The sub case's timer is due first: claimed, without its case;
+		// ClaimDueTimer in the same transaction returns it again.
+		must(t, d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			if tm, _, ok := claimRoot(tx, min(6)); ok {
+				t.Errorf("root claim at +6m: %+v, want none (s1's timer is earliest)", tm)
+			}
+			tm, ok, err := db.ClaimDueTimer(ctx, tx, d.Flavor, min(6))
+			if err != nil || !ok || tm.CaseID != "s1" || tm.PlanItemID != "b" {
+				t.Errorf("claim after the root claim: %+v %v %v, want s1's timer b", tm, ok, err)
+			}
+			return err
+		}))
+		must(t, db.DeleteTimer(ctx, d, "s1", "b"))
+		must(t, d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			tm, rec, ok := claimRoot(tx, min(6))
+			if !ok || tm.CaseID != "r1" || tm.PlanItemID != "a" || !tm.DueAt.Equal(min(5)) || rec.Name != "R" || rec.Version != 1 {
+				t.Errorf("root claim at +6m: %+v %+v %v, want r1's timer a with its case", tm, rec, ok)
+			}
+			return nil
+		}))
+		must(t, d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			if tm, _, ok := claimRoot(tx, min(2)); ok {
+				t.Errorf("root claim at +2m found %+v; none is due", tm)
+			}
+			return nil
+		}))
+		if d.Flavor != db.Postgres {
+			return
+		}
+		// A case a command holds is not waited for.
+		must(t, d.InTx(ctx, func(ctx context.Context, held bun.Tx) error {
+			if _, _, err := db.LockAndLoadCase(ctx, held, d.Flavor, "r1", false); err != nil {
+				return err
+			}
+			err := d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+				_, _, _, _, err := db.ClaimDueRootTimer(ctx, tx, d.Flavor, min(8))
+				return err
+			})
+			wantErr(t, "root claim with r1 held", err, db.ErrLocked)
+			return nil
+		}))
+	})
 }
 
 func exerciseArchive(t *testing.T, open func(t *testing.T) *db.DB) {

@@ -98,19 +98,29 @@ func (s *Service) fireDueTimers(ctx context.Context, more func()) (int, error) {
 		var claimed *db.DueTimer
 		err := s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
 			claimed = nil
-			t, ok, err := db.ClaimDueTimer(ctx, tx, s.db.Flavor, s.now())
-			if err != nil || !ok {
+			// Most timers are a root case's: claimed with the case, locked
+			// and loaded, in one statement. Else the timer claimed stays
+			// claimed, and the plain claim returns it.
+			t, rec, c, ok, err := db.ClaimDueRootTimer(ctx, tx, s.db.Flavor, s.now())
+			if err != nil {
+				return err
+			}
+			if ok {
+				claimed = &t
+				return s.fireTimerOn(ctx, tx, t, rec, c)
+			}
+			if t, ok, err = db.ClaimDueTimer(ctx, tx, s.db.Flavor, s.now()); err != nil || !ok {
 				return err
 			}
 			claimed = &t
 			return s.fireTimer(ctx, tx, t)
 		})
 		switch {
-		case claimed == nil:
-			return fired, err
 		case errors.Is(err, db.ErrLocked):
 			// A command holds the case: this timer fires next round.
 			return fired, nil
+		case claimed == nil:
+			return fired, err
 		case err != nil:
 			// A timer that cannot fire must not block the ones behind it.
 			s.logger.ErrorContext(ctx, "timer failed; retrying it in a minute", "case_id", claimed.CaseID,
@@ -136,13 +146,8 @@ func (s *Service) fireDueTimers(ctx context.Context, more func()) (int, error) {
 	}
 }
 
-func (s *Service) fireTimer(ctx context.Context, tx bun.Tx, t db.DueTimer) (err error) {
-	defer func() {
-		// The timer worker has no HTTP server to catch a panic for it.
-		if p := recover(); p != nil {
-			err = fmt.Errorf("panic firing timer: %v", p)
-		}
-	}()
+// fireTimer fires t, locking and loading its case (its root first).
+func (s *Service) fireTimer(ctx context.Context, tx bun.Tx, t db.DueTimer) error {
 	rec, c, err := db.LockAndLoadCase(ctx, tx, s.db.Flavor, t.CaseID, true)
 	if errors.Is(err, db.ErrNotFound) {
 		return db.DeleteTimer(ctx, tx, t.CaseID, t.PlanItemID)
@@ -150,6 +155,17 @@ func (s *Service) fireTimer(ctx context.Context, tx bun.Tx, t db.DueTimer) (err 
 	if err != nil {
 		return err
 	}
+	return s.fireTimerOn(ctx, tx, t, rec, c)
+}
+
+// fireTimerOn fires t on its case, locked and loaded as rec and c.
+func (s *Service) fireTimerOn(ctx context.Context, tx bun.Tx, t db.DueTimer, rec db.CaseRecord, c *engine.Case) (err error) {
+	defer func() {
+		// The timer worker has no HTTP server to catch a panic for it.
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic firing timer: %v", p)
+		}
+	}()
 	actor := engine.Actor{UserID: timerService.UserID, IsOwner: true}
 	effects, err := s.runOnCase(ctx, tx, rec, c, engine.FireTimer{PlanItemID: t.PlanItemID}, actor, timerService)
 	var ee *engine.Error
