@@ -331,7 +331,7 @@ func LockAndLoadCaseAs(ctx context.Context, tx bun.Tx, flavor Dialect, id, userI
 		caseRow
 		accountColumns
 	}
-	if err := caseAndAccountStatement(tx, flavor).scan(ctx, tx, &rows, userID, id); err != nil {
+	if err := caseAndAccount.scan(ctx, tx, &rows, userID, id); err != nil {
 		return CaseRecord{}, nil, nil, fmt.Errorf("db: select case and account: %w", err)
 	}
 	if len(rows) == 0 {
@@ -398,27 +398,17 @@ func (a accountColumns) account(tenant string) *TenantUser {
 // them when a tenant user is written).
 const roleSeparator = "\x1f"
 
-var caseAndAccount [2]struct {
-	once sync.Once
-	s    statement
-}
-
-// caseAndAccountStatement is the root case, locked, with one account in
-// its tenant and the account's roles joined (string_agg on PostgreSQL,
-// group_concat on SQLite, which locks nothing).
-func caseAndAccountStatement(idb bun.IDB, flavor Dialect) statement {
-	i, lock := 0, " FOR UPDATE OF case_row"
+// caseAndAccount is the root case, locked, with one account in its
+// tenant and the account's roles joined (SQLite locks nothing).
+var caseAndAccount = newDialectStatement(func(idb bun.IDB, flavor Dialect) string {
+	lock := " FOR UPDATE OF case_row"
 	if flavor != Postgres {
-		i, lock = 1, ""
+		lock = ""
 	}
-	cs := &caseAndAccount[i]
-	cs.once.Do(func() {
-		cs.s = newStatement("SELECT " + modelColumns(idb, reflect.TypeFor[caseRow]()) + ", " + accountSelect(flavor) + `
+	return "SELECT " + modelColumns(idb, reflect.TypeFor[caseRow]()) + ", " + accountSelect(flavor) + `
 	FROM cases AS case_row LEFT JOIN tenant_users AS u ON u.tenant = case_row.tenant AND u.user_id = ?
-	WHERE case_row.id = ? AND (case_row.root_case_id = case_row.id OR case_row.root_case_id = '')` + lock)
-	})
-	return cs.s
-}
+	WHERE case_row.id = ? AND (case_row.root_case_id = case_row.id OR case_row.root_case_id = '')` + lock
+})
 
 // LoadCaseIfFree is LoadCaseForUpdate that does not wait: when another
 // transaction holds the case it returns ErrLocked. The timer worker, which

@@ -167,6 +167,28 @@ func (m *modelStatement[T]) scan(ctx context.Context, idb bun.IDB, dest any, arg
 	return m.s.scan(ctx, idb, dest, args...)
 }
 
+// dialectStatement is a statement whose text differs by dialect (an
+// aggregate, a lock clause) or needs bun's description of a model: text
+// writes it on first use in each dialect.
+type dialectStatement struct {
+	text func(idb bun.IDB, flavor Dialect) string
+	once [2]sync.Once
+	s    [2]statement
+}
+
+func newDialectStatement(text func(idb bun.IDB, flavor Dialect) string) *dialectStatement {
+	return &dialectStatement{text: text}
+}
+
+func (d *dialectStatement) scan(ctx context.Context, idb bun.IDB, dest any, args ...any) error {
+	i, flavor := 0, Postgres
+	if idb.Dialect().Name() != dialect.PG {
+		i, flavor = 1, SQLite
+	}
+	d.once[i].Do(func() { d.s[i] = newStatement(d.text(idb, flavor)) })
+	return d.s[i].scan(ctx, idb, dest, args...)
+}
+
 // modelColumns lists the columns bun reads into row type typ, each
 // qualified by the model's alias.
 func modelColumns(idb bun.IDB, typ reflect.Type) string {

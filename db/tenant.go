@@ -99,32 +99,15 @@ func tenantOf(row tenantRow) Tenant {
 		LastModified: row.LastModified, ModifiedBy: row.ModifiedBy, Version: row.Version}
 }
 
-// GetTenants returns the tenants of the given names that exist, by name:
-// one statement where a command needs several.
-func GetTenants(ctx context.Context, idb bun.IDB, names ...string) (map[string]Tenant, error) {
-	var rows []tenantRow
-	if err := idb.NewSelect().Model(&rows).Where("name IN (?)", bun.List(names)).Scan(ctx); err != nil {
-		return nil, fmt.Errorf("db: select tenants: %w", err)
-	}
-	out := make(map[string]Tenant, len(rows))
-	for _, row := range rows {
-		out[row.Name] = tenantOf(row)
-	}
-	return out, nil
-}
-
-// startChecks is the statement of StartChecks, per dialect (the roles'
-// aggregate differs).
-var startChecks = [2]statement{startChecksStatement(Postgres), startChecksStatement(SQLite)}
-
-func startChecksStatement(flavor Dialect) statement {
-	return newStatement(`SELECT EXISTS (SELECT 1 FROM retired_case_ids AS r WHERE r.id = ?) AS retired,
+// startChecks is the statement of StartChecks.
+var startChecks = newDialectStatement(func(_ bun.IDB, flavor Dialect) string {
+	return `SELECT EXISTS (SELECT 1 FROM retired_case_ids AS r WHERE r.id = ?) AS retired,
 	t.name, t.enabled, d.name AS definition_name, d.hash AS definition_hash, ` + accountSelect(flavor) + `
 	FROM (SELECT 1 AS one) AS one
 	LEFT JOIN tenants AS t ON t.name IN (?, ?)
 	LEFT JOIN definitions AS d ON d.tenant = ? AND d.name = ?
-	LEFT JOIN tenant_users AS u ON u.tenant = ? AND u.user_id = ?`)
-}
+	LEFT JOIN tenant_users AS u ON u.tenant = ? AND u.user_id = ?`
+})
 
 // StartCheck is what a start case checks before anything else.
 type StartCheck struct {
@@ -143,7 +126,7 @@ type StartCheck struct {
 // StartChecks reads in one statement what a start case of id in tenant
 // on the definition named checks before anything else, and the account
 // of userID, who starts it, in tenant.
-func StartChecks(ctx context.Context, idb bun.IDB, flavor Dialect, id, tenant, definition, userID string) (StartCheck, error) {
+func StartChecks(ctx context.Context, idb bun.IDB, id, tenant, definition, userID string) (StartCheck, error) {
 	var rows []struct {
 		Retired        bool           `bun:"retired"`
 		Name           sql.NullString `bun:"name"`
@@ -152,11 +135,7 @@ func StartChecks(ctx context.Context, idb bun.IDB, flavor Dialect, id, tenant, d
 		DefinitionHash sql.NullString `bun:"definition_hash"`
 		accountColumns
 	}
-	stmt := startChecks[0]
-	if flavor != Postgres {
-		stmt = startChecks[1]
-	}
-	if err := stmt.scan(ctx, idb, &rows, id, id, tenant, tenant, definition, tenant, userID); err != nil {
+	if err := startChecks.scan(ctx, idb, &rows, id, id, tenant, tenant, definition, tenant, userID); err != nil {
 		return StartCheck{}, fmt.Errorf("db: select start checks: %w", err)
 	}
 	out := StartCheck{Tenants: make(map[string]bool, 2)}
@@ -270,32 +249,22 @@ func keys(m map[string]bool) []string {
 	return out
 }
 
-var tenantUserStatement = newStatement(`SELECT u.tenant, u.user_id, u.name, u.email, u.is_owner, u.enabled, u.added_seq, r.role
-	FROM tenant_users AS u LEFT JOIN tenant_user_roles AS r ON r.tenant = u.tenant AND r.user_id = u.user_id
-	WHERE u.tenant = ? AND u.user_id = ?`)
+// tenantAccount is one account with its roles, as every command reads
+// its caller's.
+var tenantAccount = newDialectStatement(func(_ bun.IDB, flavor Dialect) string {
+	return "SELECT " + accountSelect(flavor) + " FROM tenant_users AS u WHERE u.tenant = ? AND u.user_id = ?"
+})
 
 // GetTenantUser returns the account of userID in tenant, enabled or not.
 func GetTenantUser(ctx context.Context, idb bun.IDB, tenant, userID string) (TenantUser, error) {
-	// One statement for the account and its roles: every command reads
-	// its caller's so.
-	var rows []struct {
-		tenantUserRow
-		Role sql.NullString `bun:"role"`
-	}
-	err := tenantUserStatement.scan(ctx, idb, &rows, tenant, userID)
-	if err != nil {
+	var rows []accountColumns
+	if err := tenantAccount.scan(ctx, idb, &rows, tenant, userID); err != nil {
 		return TenantUser{}, fmt.Errorf("db: select tenant user: %w", err)
 	}
 	if len(rows) == 0 {
 		return TenantUser{}, ErrNotFound
 	}
-	var roles []tenantUserRoleRow
-	for _, r := range rows {
-		if r.Role.Valid {
-			roles = append(roles, tenantUserRoleRow{Tenant: tenant, UserID: userID, Role: r.Role.String})
-		}
-	}
-	return joinRoles([]tenantUserRow{rows[0].tenantUserRow}, roles)[0], nil
+	return *rows[0].account(tenant), nil
 }
 
 // UpsertTenantUser creates the account or replaces all its fields and roles.

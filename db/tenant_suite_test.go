@@ -110,7 +110,7 @@ func exerciseTenants(t *testing.T, open func(t *testing.T) *db.DB) {
 		must(t, err)
 		// The caller's account comes with the checks: roles sorted, a
 		// disabled one as such, none as nil.
-		check, err := db.StartChecks(ctx, d, d.Flavor, "case-1", "acme", "claims.xml", "eve")
+		check, err := db.StartChecks(ctx, d, "case-1", "acme", "claims.xml", "eve")
 		must(t, err)
 		if check.Retired || len(check.Tenants) != 1 || !check.Tenants["acme"] || check.DefinitionHash != docHash || check.DefinitionName != "claims.xml" {
 			t.Errorf("checks of a start in acme: %+v", check)
@@ -118,18 +118,18 @@ func exerciseTenants(t *testing.T, open func(t *testing.T) *db.DB) {
 		if a := check.Account; a == nil || a.UserID != "eve" || a.Tenant != "acme" || !a.Enabled || !slices.Equal(a.Roles, []string{"Alpha", "Mid", "Zeta"}) {
 			t.Errorf("eve's account: %+v", a)
 		}
-		check, err = db.StartChecks(ctx, d, d.Flavor, "other", "acme", "nope.xml", "carl")
+		check, err = db.StartChecks(ctx, d, "other", "acme", "nope.xml", "carl")
 		must(t, err)
 		if len(check.Tenants) != 2 || check.DefinitionHash != "" || check.Account == nil || check.Account.Enabled ||
 			!slices.Equal(check.Account.Roles, []string{"Clerk"}) {
 			t.Errorf("checks of id other, carl (disabled), an unknown definition: %+v %+v", check, check.Account)
 		}
-		check, err = db.StartChecks(ctx, d, d.Flavor, "case-1", "acme", "claims.xml", "stranger")
+		check, err = db.StartChecks(ctx, d, "case-1", "acme", "claims.xml", "stranger")
 		must(t, err)
 		if check.Account != nil || check.DefinitionHash != docHash {
 			t.Errorf("checks for a caller without an account: %+v", check)
 		}
-		check, err = db.StartChecks(ctx, d, d.Flavor, "case-1", "acme", "claims.xml", "dave")
+		check, err = db.StartChecks(ctx, d, "case-1", "acme", "claims.xml", "dave")
 		must(t, err)
 		if a := check.Account; a == nil || !a.Enabled || a.Roles == nil || len(a.Roles) != 0 {
 			t.Errorf("dave's account, without roles: %+v", a)

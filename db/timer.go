@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -29,12 +28,8 @@ type DueTimer struct {
 func ClaimDueTimer(ctx context.Context, tx bun.Tx, flavor Dialect, now time.Time) (DueTimer, bool, error) {
 	// A fixed text, prepared per connection: a replica behind on its
 	// timers runs it once per timer.
-	stmt := claimTimer[0]
-	if flavor != Postgres {
-		stmt = claimTimer[1]
-	}
 	var rows []timerRow
-	if err := stmt.scan(ctx, tx, &rows, now); err != nil {
+	if err := claimTimer.scan(ctx, tx, &rows, now); err != nil {
 		return DueTimer{}, false, fmt.Errorf("db: claim due timer: %w", err)
 	}
 	if len(rows) == 0 {
@@ -43,10 +38,17 @@ func ClaimDueTimer(ctx context.Context, tx bun.Tx, flavor Dialect, now time.Time
 	return DueTimer{CaseID: rows[0].CaseID, PlanItemID: rows[0].PlanItemID, DueAt: rows[0].DueAt}, true, nil
 }
 
-const claimTimerSQL = `SELECT case_id, plan_item_id, due_at FROM case_timers WHERE due_at <= ?
-	ORDER BY due_at, case_id, plan_item_id LIMIT 1`
+// claimTimerSQL is the earliest due timer, claimed on PostgreSQL.
+func claimTimerSQL(flavor Dialect) string {
+	claim := " FOR UPDATE SKIP LOCKED"
+	if flavor != Postgres {
+		claim = ""
+	}
+	return `SELECT case_id, plan_item_id, due_at FROM case_timers WHERE due_at <= ?
+	ORDER BY due_at, case_id, plan_item_id LIMIT 1` + claim
+}
 
-var claimTimer = [2]statement{newStatement(claimTimerSQL + " FOR UPDATE SKIP LOCKED"), newStatement(claimTimerSQL)}
+var claimTimer = newDialectStatement(func(_ bun.IDB, flavor Dialect) string { return claimTimerSQL(flavor) })
 
 // ClaimDueRootTimer is ClaimDueTimer with the timer's case, locked and
 // loaded, in one statement where the claim and the case's lock and load
@@ -62,7 +64,7 @@ func ClaimDueRootTimer(ctx context.Context, tx bun.Tx, flavor Dialect, now time.
 		TimerPlanItemID string    `bun:"timer_plan_item_id"`
 		TimerDueAt      time.Time `bun:"timer_due_at"`
 	}
-	if err := rootTimerStatement(tx, flavor).scan(ctx, tx, &rows, now); err != nil {
+	if err := rootTimer.scan(ctx, tx, &rows, now); err != nil {
 		if lockNotAvailable(err) {
 			return DueTimer{}, CaseRecord{}, nil, false, ErrLocked
 		}
@@ -79,28 +81,19 @@ func ClaimDueRootTimer(ctx context.Context, tx bun.Tx, flavor Dialect, now time.
 	return DueTimer{CaseID: row.TimerCaseID, PlanItemID: row.TimerPlanItemID, DueAt: row.TimerDueAt}, row.record(), c, true, nil
 }
 
-var rootTimer [2]struct {
-	once sync.Once
-	s    statement
-}
-
-func rootTimerStatement(idb bun.IDB, flavor Dialect) statement {
-	i, claim, lock := 0, " FOR UPDATE SKIP LOCKED", " FOR UPDATE OF case_row NOWAIT"
+// rootTimer claims the timer alone first, as ClaimDueTimer does (one row
+// at most: the case is then found by its key whatever the planner knows),
+// and locks its case without waiting.
+var rootTimer = newDialectStatement(func(idb bun.IDB, flavor Dialect) string {
+	lock := " FOR UPDATE OF case_row NOWAIT"
 	if flavor != Postgres {
-		i, claim, lock = 1, "", ""
+		lock = ""
 	}
-	rs := &rootTimer[i]
-	rs.once.Do(func() {
-		// The timer is claimed alone first, as by ClaimDueTimer (one row at
-		// most: the case is then found by its key whatever the planner
-		// knows), and its case locked without waiting.
-		rs.s = newStatement("WITH t AS (" + claimTimerSQL + claim + ")\nSELECT " + modelColumns(idb, reflect.TypeFor[caseRow]()) + `,
+	return "WITH t AS (" + claimTimerSQL(flavor) + ")\nSELECT " + modelColumns(idb, reflect.TypeFor[caseRow]()) + `,
 	t.case_id AS timer_case_id, t.plan_item_id AS timer_plan_item_id, t.due_at AS timer_due_at
 	FROM t JOIN cases AS case_row ON case_row.id = t.case_id
-	WHERE case_row.root_case_id = case_row.id OR case_row.root_case_id = ''` + lock)
-	})
-	return rs.s
-}
+	WHERE case_row.root_case_id = case_row.id OR case_row.root_case_id = ''` + lock
+})
 
 // NextTimerDue returns when the earliest timer is due; ok is false when
 // there is none.

@@ -103,10 +103,17 @@ func enabledAccountIn(ctx context.Context, idb bun.IDB, op string, who auth.Iden
 	if err != nil {
 		return TenantUser{}, err
 	}
-	if !acct.Enabled {
+	return enabledAccount(op, who, &acct)
+}
+
+// enabledAccount is enabledAccountIn for an account read elsewhere (nil:
+// none in the tenant).
+func enabledAccount(op string, who auth.Identity, acct *TenantUser) (TenantUser, error) {
+	a := accountOrNone(acct)
+	if !a.Enabled {
 		return TenantUser{}, disabledMember(op, who, nil)
 	}
-	return acct, nil
+	return a, nil
 }
 
 // accountOrNone is what accountIn makes of an account read elsewhere (nil:

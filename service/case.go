@@ -88,7 +88,7 @@ func (s *Service) startCase(ctx context.Context, op string, who auth.Identity, i
 		// The reference engine keeps one id space for cases and tenants:
 		// StartCase to a tenant's id reaches that tenant and fails.
 		// Nor does it reuse the id of an archived or deleted case.
-		check, err := db.StartChecks(ctx, tx, s.db.Flavor, id, tenant, definitionFileName(in.Definition), who.UserID)
+		check, err := db.StartChecks(ctx, tx, id, tenant, definitionFileName(in.Definition), who.UserID)
 		if err != nil {
 			return err
 		}
@@ -98,9 +98,9 @@ func (s *Service) startCase(ctx context.Context, op string, who auth.Identity, i
 		if enabled, ok := check.Tenants[tenant]; !ok || !enabled {
 			return configured(ActiveTenantNotFound(op, tenant))
 		}
-		acct := accountOrNone(check.Account)
-		if !acct.Enabled {
-			return configured(disabledMember(op, who, nil))
+		acct, err := enabledAccount(op, who, check.Account)
+		if err != nil {
+			return configured(err)
 		}
 		if check.DefinitionHash == "" {
 			return configured(Ef(op, Invalid, "Cannot find or load definition %s", definitionFileName(strings.TrimSpace(in.Definition))))
