@@ -11,19 +11,28 @@ import (
 // ErrNotFound when there is no such task. It is only for telling a caller
 // why a task the membership filter hid is refused, never for reading it.
 func CaseOfTask(ctx context.Context, idb bun.IDB, id string) (string, error) {
-	return caseOf(ctx, idb, "tasks", id)
+	return caseOf(ctx, idb, "task", "(SELECT case_id FROM tasks WHERE id = ?0)", id)
 }
 
 // CaseOfPlanItem is CaseOfTask for a plan item.
 func CaseOfPlanItem(ctx context.Context, idb bun.IDB, id string) (string, error) {
-	return caseOf(ctx, idb, "plan_items", id)
+	return caseOf(ctx, idb, "plan item", planItemsByID, id)
 }
 
-func caseOf(ctx context.Context, idb bun.IDB, table, id string) (string, error) {
+// planItemsByID is the plan items with id ?0 whatever their case, case
+// plans included, read by key: a case plan has its case's id, so it is
+// found by the primary key (case_id, id), every other plan item by
+// plan_items_id, whose condition the first arm repeats for the planner.
+const planItemsByID = `(SELECT case_id, type FROM plan_items WHERE id = ?0 AND type <> 'CasePlan'
+	UNION ALL SELECT case_id, type FROM plan_items WHERE case_id = ?0 AND id = ?0 AND type = 'CasePlan')`
+
+// caseOf returns the case_id of the first row of rows, a subquery of
+// the rows of what with id ?0.
+func caseOf(ctx context.Context, idb bun.IDB, what, rows, id string) (string, error) {
 	var ids []string
-	err := idb.NewSelect().TableExpr(table).ColumnExpr("case_id").Where("id = ?", id).Limit(1).Scan(ctx, &ids)
+	err := idb.NewSelect().TableExpr(rows+" AS r", id).ColumnExpr("r.case_id").Limit(1).Scan(ctx, &ids)
 	if err != nil {
-		return "", fmt.Errorf("db: select case of %s: %w", table, err)
+		return "", fmt.Errorf("db: select case of %s: %w", what, err)
 	}
 	if len(ids) == 0 {
 		return "", ErrNotFound

@@ -142,8 +142,19 @@ func exerciseCases(t *testing.T, open func(t *testing.T) *db.DB) {
 		if ok, err := db.PlanItemExists(ctx, d, "t1"); err != nil || !ok {
 			t.Errorf("PlanItemExists(t1) = %v %v", ok, err)
 		}
+		if ok, err := db.PlanItemExists(ctx, d, "c1"); err != nil || !ok {
+			t.Errorf("PlanItemExists(c1), a case plan = %v %v", ok, err)
+		}
+		if ok, err := db.PlanItemExists(ctx, d, "nope"); err != nil || ok {
+			t.Errorf("PlanItemExists(nope) = %v %v", ok, err)
+		}
 		if id, err := db.CaseOfTask(ctx, d, "t1"); err != nil || id != "c1" {
 			t.Errorf("CaseOfTask(t1) = %q %v", id, err)
+		}
+		for _, item := range []string{"t1", "c1"} {
+			if id, err := db.CaseOfPlanItem(ctx, d, item); err != nil || id != "c1" {
+				t.Errorf("CaseOfPlanItem(%s) = %q %v", item, id, err)
+			}
 		}
 		_, err = db.CaseOfPlanItem(ctx, d, "nope")
 		wantErr(t, "the case of an unknown plan item", err, db.ErrNotFound)

@@ -225,9 +225,8 @@ func VisibleCaseIDs(ctx context.Context, idb bun.IDB, userID string, ids []strin
 // the case is visible to userID; ErrNotFound otherwise.
 func PlanItemCase(ctx context.Context, idb bun.IDB, userID, planItemID string) (string, error) {
 	var ids []string
-	err := idb.NewSelect().TableExpr("plan_items AS p").ColumnExpr("p.case_id").
+	err := idb.NewSelect().TableExpr(planItemsByID+" AS p", planItemID).ColumnExpr("p.case_id").
 		Join("JOIN cases AS c ON c.id = p.case_id").
-		Where("p.id = ?", planItemID).
 		Where(visibleCase("c.id", "c.tenant"), userID).
 		// A case task and the case plan of its sub case share an id:
 		// the case task, in the parent, is the plan item meant.
@@ -391,7 +390,7 @@ func unique(in []string) []string {
 
 // PlanItemExists reports whether any case has a plan item with id.
 func PlanItemExists(ctx context.Context, idb bun.IDB, id string) (bool, error) {
-	ok, err := idb.NewSelect().Model((*planItemRow)(nil)).Where("id = ?", id).Exists(ctx)
+	ok, err := idb.NewSelect().TableExpr(planItemsByID+" AS p", id).Exists(ctx)
 	if err != nil {
 		return false, fmt.Errorf("db: select plan item: %w", err)
 	}

@@ -11,23 +11,8 @@ import (
 
 	"github.com/casegraph/casegraph/db"
 	"github.com/casegraph/casegraph/db/dbtest"
+	"github.com/casegraph/casegraph/engine"
 )
-
-// treeQueries records the statements that walk a case tree down.
-type treeQueries struct {
-	mu      sync.Mutex
-	queries []string
-}
-
-func (c *treeQueries) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
-
-func (c *treeQueries) AfterQuery(_ context.Context, e *bun.QueryEvent) {
-	if strings.Contains(e.Query, "parent_case_id IN") {
-		c.mu.Lock()
-		c.queries = append(c.queries, e.Query)
-		c.mu.Unlock()
-	}
-}
 
 // TestCaseTreeUsesParentIndex checks that the walk down a case tree
 // (archive, delete, tenant deletion) can use cases_parent, partial since
@@ -46,7 +31,7 @@ func TestCaseTreeUsesParentIndex(t *testing.T) {
 		SELECT 's' || g, tenant, name, definition_name, definition_hash, state, failures, 'c1', 'c1', created_on, created_by,
 		last_modified, modified_by, version, snapshot FROM cases, generate_series(1, 150) AS g WHERE id = 'c1'`)
 	must(t, err)
-	capture := &treeQueries{}
+	capture := &statements{match: "parent_case_id IN"}
 	//lint:ignore SA1019 the database is already in use; WithQueryHook would give a clone it does not use
 	d.AddQueryHook(capture)
 	ids, err := db.CaseTreeIDs(ctx, d, "c1")
@@ -54,9 +39,7 @@ func TestCaseTreeUsesParentIndex(t *testing.T) {
 	if len(ids) != 151 {
 		t.Fatalf("the tree of c1 has %d cases, want 151", len(ids))
 	}
-	capture.mu.Lock()
-	queries := slices.Clone(capture.queries)
-	capture.mu.Unlock()
+	queries := capture.all()
 	if len(queries) < 2 {
 		t.Fatalf("the walk ran %d statements on parent_case_id, want the root's level and its sub cases'", len(queries))
 	}
@@ -76,4 +59,75 @@ func TestCaseTreeUsesParentIndex(t *testing.T) {
 		}
 		return nil
 	}))
+}
+
+// TestPlanItemLookupsUseKeys checks that the lookups of a plan item by
+// id alone, case plans included, read only by key since migration 00018
+// dropped plan_items_any_id: the other plan items by plan_items_id, a
+// case plan (which has its case's id) by the primary key.
+func TestPlanItemLookupsUseKeys(t *testing.T) {
+	if !slices.Contains(dbtest.Flavors(), db.Postgres) {
+		t.Skip("the plans are PostgreSQL's")
+	}
+	d := setup(t, func(t *testing.T) *db.DB { return dbtest.Open(t, db.Postgres) })
+	newCase(t, d, caseSpec{id: "c1", name: "P", members: []engine.Member{user("alice", true)},
+		tasks: []*engine.PlanItem{humanTask("t1", "Review", "", "", engine.Unassigned, nil)}})
+	capture := &statements{match: "FROM plan_items WHERE id ="}
+	//lint:ignore SA1019 the database is already in use; WithQueryHook would give a clone it does not use
+	d.AddQueryHook(capture)
+	for _, id := range []string{"c1", "t1"} {
+		if got, err := db.CaseOfPlanItem(ctx, d, id); err != nil || got != "c1" {
+			t.Errorf("CaseOfPlanItem(%s) = %q %v", id, got, err)
+		}
+		if got, err := db.PlanItemCase(ctx, d, "alice", id); err != nil || got != "c1" {
+			t.Errorf("PlanItemCase(%s) = %q %v", id, got, err)
+		}
+		if ok, err := db.PlanItemExists(ctx, d, id); err != nil || !ok {
+			t.Errorf("PlanItemExists(%s) = %v %v", id, ok, err)
+		}
+	}
+	queries := capture.all()
+	if len(queries) != 6 {
+		t.Fatalf("captured %d lookups, want 6", len(queries))
+	}
+	must(t, d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.ExecContext(ctx, "SET LOCAL enable_seqscan = off"); err != nil {
+			return err
+		}
+		for _, q := range queries {
+			var plan []string
+			if err := tx.NewRaw("EXPLAIN "+q).Scan(ctx, &plan); err != nil {
+				return err
+			}
+			p := strings.Join(plan, "\n")
+			if strings.Contains(p, "Seq Scan on plan_items") || strings.Contains(p, "Disabled") ||
+				!strings.Contains(p, "plan_items_id") || !strings.Contains(p, "plan_items_pkey") {
+				t.Errorf("%.120s… does not read plan_items by its two keys:\n%s", q, p)
+			}
+		}
+		return nil
+	}))
+}
+
+// statements records the statements that contain match.
+type statements struct {
+	match   string
+	mu      sync.Mutex
+	queries []string
+}
+
+func (c *statements) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+
+func (c *statements) AfterQuery(_ context.Context, e *bun.QueryEvent) {
+	if strings.Contains(e.Query, c.match) {
+		c.mu.Lock()
+		c.queries = append(c.queries, e.Query)
+		c.mu.Unlock()
+	}
+}
+
+func (c *statements) all() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.queries)
 }

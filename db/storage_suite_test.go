@@ -105,7 +105,8 @@ func (s caseSpec) build() (db.CaseRecord, *engine.Case) {
 	if modified.IsZero() {
 		modified = t0
 	}
-	items := []*engine.PlanItem{{ID: "cp_" + s.id, DefinitionID: "cp", Name: s.name, Type: "CasePlan", State: engine.Active,
+	// A case plan has its case's id, as the engine makes it.
+	items := []*engine.PlanItem{{ID: s.id, DefinitionID: "cp", Name: s.name, Type: "CasePlan", State: engine.Active,
 		CreatedOn: t0, LastModified: modified, ModifiedBy: "alice"}}
 	for _, p := range s.tasks {
 		p.StageID = items[0].ID

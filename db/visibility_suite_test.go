@@ -63,10 +63,10 @@ func exerciseVisibility(t *testing.T, open func(t *testing.T) *db.DB) {
 	must(t, err)
 	wantIDs(t, "cases visible to carl enabled", slices.Sorted(maps.Keys(got)), []string{"c1", "c3"})
 
-	if id, err := db.PlanItemCase(ctx, d, "alice", "cp_c1"); err != nil || id != "c1" {
-		t.Errorf("PlanItemCase for a member: %q %v", id, err)
+	if id, err := db.PlanItemCase(ctx, d, "alice", "c1"); err != nil || id != "c1" {
+		t.Errorf("PlanItemCase of a case plan for a member: %q %v", id, err)
 	}
-	_, err = db.PlanItemCase(ctx, d, "bob", "cp_c1")
+	_, err = db.PlanItemCase(ctx, d, "bob", "c1")
 	wantErr(t, "PlanItemCase for a non-member", err, db.ErrNotFound)
 
 	events, err := db.VisibleCaseEvents(ctx, d, "alice", []string{"c4"})
