@@ -195,9 +195,10 @@ type ReadState struct {
 // version is still the one read, or ErrStaleVersion), the command's events,
 // and every read table of the case. It returns the new version.
 //
-// All of it is one stmtBatch: one round trip on PostgreSQL. The case row
-// goes first for a new case (the read rows refer to it) and last for an
-// update, so that the rows the update matched are the batch's count.
+// All of it is one stmtBatch: one round trip on PostgreSQL. A new case's
+// rows, outside a transaction, go with those of the cases started at the
+// same time (writeNewCases). An update's case row goes last, so that the
+// rows it matched are the batch's count.
 func SaveCase(ctx context.Context, idb bun.IDB, w CaseWrite) (int64, error) {
 	snapshot, err := json.Marshal(w.State)
 	if err != nil {
@@ -212,19 +213,28 @@ func SaveCase(ctx context.Context, idb bun.IDB, w CaseWrite) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if w.MaxFileSize > 0 && len(after.file.Data) > w.MaxFileSize {
-		return 0, &FileTooLargeError{Size: len(after.file.Data), Limit: w.MaxFileSize}
+	if file := after.files[0].Data; w.MaxFileSize > 0 && len(file) > w.MaxFileSize {
+		return 0, &FileTooLargeError{Size: len(file), Limit: w.MaxFileSize}
+	}
+	if rec.Version == 0 {
+		events, err := eventBatchOf(rec.ID, w)
+		if err != nil {
+			return 0, err
+		}
+		err = writeNewCases(ctx, idb, newCaseRows(row, events, after))
+		switch {
+		case err != nil && isCaseIDTaken(err):
+			return 0, ErrExists
+		case err != nil:
+			return 0, fmt.Errorf("db: save case: %w", err)
+		}
+		return row.Version, nil
 	}
 	b := newStmtBatch(idb)
-	if rec.Version == 0 {
-		b.add("insert case", idb.NewInsert().Model(&row).Returning("NULL"))
-	}
 	if err := addEvents(b, rec.ID, w); err != nil {
 		return 0, err
 	}
 	switch {
-	case rec.Version == 0:
-		addReadRows(b, after, allTables)
 	case w.Before != nil:
 		before, err := buildReadRows(rec, *w.Before)
 		if err != nil {
@@ -235,25 +245,21 @@ func SaveCase(ctx context.Context, idb bun.IDB, w CaseWrite) (int64, error) {
 		addReadRowDeletes(b, rec.ID, allTables)
 		addReadRows(b, after, allTables)
 	}
-	if rec.Version != 0 {
-		// Name and definition change only when the case is migrated to
-		// another definition; writing them always keeps one path.
-		b.add("update case", idb.NewUpdate().Model(&row).
-			Column("name", "definition_name", "definition_hash", "state", "failures", "last_modified", "modified_by", "version", "snapshot").
-			WherePK().Where("version = ?", rec.Version))
-	}
+	// Name and definition change only when the case is migrated to
+	// another definition; writing them always keeps one path.
+	b.add("update case", idb.NewUpdate().Model(&row).
+		Column("name", "definition_name", "definition_hash", "state", "failures", "last_modified", "modified_by", "version", "snapshot").
+		WherePK().Where("version = ?", rec.Version))
 	n, err := b.exec(ctx)
 	switch {
-	case err != nil && rec.Version == 0 && isCaseIDTaken(err):
-		return 0, ErrExists
-	case err != nil && rec.Version != 0 && isEventSeqTaken(err):
+	case err != nil && isEventSeqTaken(err):
 		// The event row of the sequence numbers this command read as next
 		// is there already: another command on the case committed in
 		// between. Other unique violations are not races and stay errors.
 		return 0, ErrStaleVersion
 	case err != nil:
 		return 0, fmt.Errorf("db: save case: %w", err)
-	case rec.Version != 0 && n == 0:
+	case n == 0:
 		return 0, ErrStaleVersion
 	}
 	return row.Version, nil

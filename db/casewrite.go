@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/uptrace/bun"
 
@@ -18,7 +19,7 @@ type readRows struct {
 	groups  []teamGroupRoleRow
 	items   []planItemRow
 	tasks   []taskRow
-	file    caseFileRow
+	files   []caseFileRow // one a case
 	ids     []identifierRow
 	timers  []timerRow
 }
@@ -78,7 +79,7 @@ func buildReadRows(rec CaseRecord, st ReadState) (readRows, error) {
 	if err != nil {
 		return readRows{}, fmt.Errorf("db: encode case file: %w", err)
 	}
-	r.file = caseFileRow{CaseID: rec.ID, Data: string(file)}
+	r.files = []caseFileRow{{CaseID: rec.ID, Data: string(file)}}
 	seen := map[Identifier]bool{}
 	for _, id := range st.Identifiers {
 		if !seen[id] {
@@ -90,6 +91,19 @@ func buildReadRows(rec CaseRecord, st ReadState) (readRows, error) {
 		r.timers = append(r.timers, timerRow{CaseID: rec.ID, PlanItemID: t.PlanItemID, DueAt: t.Due})
 	}
 	return r, nil
+}
+
+// appendRows adds the rows of o to r: the read rows of several cases,
+// written with one statement a table.
+func (r *readRows) appendRows(o readRows) {
+	r.members = append(r.members, o.members...)
+	r.roles = append(r.roles, o.roles...)
+	r.groups = append(r.groups, o.groups...)
+	r.items = append(r.items, o.items...)
+	r.tasks = append(r.tasks, o.tasks...)
+	r.files = append(r.files, o.files...)
+	r.ids = append(r.ids, o.ids...)
+	r.timers = append(r.timers, o.timers...)
 }
 
 // groupRoleRows are the mapping rows of group member m: one per case role
@@ -128,7 +142,7 @@ func addReadRows(b *stmtBatch, r readRows, tables readTable) {
 		model any
 	}{
 		{teamTables, len(r.members), &r.members}, {teamTables, len(r.roles), &r.roles}, {teamTables, len(r.groups), &r.groups}, {itemTable, len(r.items), &r.items},
-		{taskTable, len(r.tasks), &r.tasks}, {fileTable, 1, &r.file}, {identifierTable, len(r.ids), &r.ids},
+		{taskTable, len(r.tasks), &r.tasks}, {fileTable, len(r.files), &r.files}, {identifierTable, len(r.ids), &r.ids},
 		{timerTable, len(r.timers), &r.timers},
 	} {
 		if rows.n == 0 || tables&rows.table == 0 {
@@ -169,7 +183,7 @@ func addReadRowChanges(b *stmtBatch, caseID string, before, after readRows) {
 	if !reflect.DeepEqual(before.timers, after.timers) {
 		rewrite |= timerTable
 	}
-	if before.file != after.file {
+	if !slices.Equal(before.files, after.files) {
 		rewrite |= fileTable
 	}
 	addReadRowDeletes(b, caseID, rewrite)

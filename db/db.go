@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -48,6 +49,9 @@ var (
 type DB struct {
 	*bun.DB
 	Flavor Dialect // which SQL the database speaks
+
+	startsOnce sync.Once
+	starts     *caseStarts // see caseStarts
 }
 
 // Open connects to the database named by url: a postgres:// or

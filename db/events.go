@@ -103,8 +103,18 @@ func (r caseEventBatchRow) expand() ([]caseEventRow, error) {
 
 // addEvents adds the command's events to the write batch: one row.
 func addEvents(b *stmtBatch, caseID string, w CaseWrite) error {
+	batch, err := eventBatchOf(caseID, w)
+	if err != nil || batch == nil {
+		return err
+	}
+	b.add("insert case events", b.idb.NewInsert().Model(batch))
+	return nil
+}
+
+// eventBatchOf is the event row of w's events; nil when there are none.
+func eventBatchOf(caseID string, w CaseWrite) (*caseEventBatchRow, error) {
 	if len(w.Events) == 0 {
-		return nil
+		return nil, nil
 	}
 	// The payloads come from json.Marshal: unlike an archive's (newBatch),
 	// they need no check that they are JSON.
@@ -113,7 +123,7 @@ func addEvents(b *stmtBatch, caseID string, w CaseWrite) error {
 	for i, e := range w.Events {
 		payload, err := e.MarshalPayload()
 		if err != nil {
-			return fmt.Errorf("db: encode event %s: %w", e.Type, err)
+			return nil, fmt.Errorf("db: encode event %s: %w", e.Type, err)
 		}
 		if i > 0 {
 			buf.WriteByte(',')
@@ -122,10 +132,8 @@ func addEvents(b *stmtBatch, caseID string, w CaseWrite) error {
 	}
 	buf.WriteByte(']')
 	first := w.State.Sequence - int64(len(w.Events)) + 1
-	batch := caseEventBatchRow{CaseID: caseID, FirstSeq: first, LastSeq: w.State.Sequence, UserID: w.User, At: w.At,
-		CorrelationID: w.CorrelationID, Events: buf.String()}
-	b.add("insert case events", b.idb.NewInsert().Model(&batch))
-	return nil
+	return &caseEventBatchRow{CaseID: caseID, FirstSeq: first, LastSeq: w.State.Sequence, UserID: w.User, At: w.At,
+		CorrelationID: w.CorrelationID, Events: buf.String()}, nil
 }
 
 // batchesOf groups archived events into batches: each run of consecutive

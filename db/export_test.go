@@ -27,3 +27,25 @@ func (d *DB) MigrateBefore(ctx context.Context, name string) error {
 	_, err = m.Migrate(ctx)
 	return err
 }
+
+// HoldCaseStarts makes the group commit of started cases (caseStarts)
+// queue every start until release, which writes what queued with one
+// flusher: a test then knows which starts go together.
+func (d *DB) HoldCaseStarts() (queued func() int, release func()) {
+	c := d.caseStarts()
+	c.mu.Lock()
+	c.flushers = maxStartFlushers
+	c.mu.Unlock()
+	queued = func() int {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return len(c.pending)
+	}
+	release = func() {
+		c.mu.Lock()
+		c.flushers = 1
+		c.mu.Unlock()
+		go c.flush()
+	}
+	return queued, release
+}
