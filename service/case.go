@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"strings"
 
@@ -209,20 +208,6 @@ func identifiersOf(def *cmmn.Case, c *engine.Case) []db.Identifier {
 		ids = append(ids, db.Identifier{Name: bi.Name, Value: bi.Value})
 	}
 	return ids
-}
-
-// cloneCase returns a deep copy of a case, to compare with after a command
-// changed the original.
-func cloneCase(c *engine.Case) (*engine.Case, error) {
-	b, err := json.Marshal(c)
-	if err != nil {
-		return nil, err
-	}
-	var out engine.Case
-	if err := json.Unmarshal(b, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
 }
 
 // storedDefinitions returns the parsed definitions document with hash,

@@ -51,10 +51,7 @@ func (s *Service) caseChangeOr(ctx context.Context, op string, who auth.Identity
 		if err != nil {
 			return err
 		}
-		before, err := cloneCase(ca.c)
-		if err != nil {
-			return err
-		}
+		before := ca.c.Clone()
 		out, err := change(tx, ca, def, who)
 		if err != nil {
 			return err

@@ -97,10 +97,7 @@ func (s *Service) runOnCase(ctx context.Context, tx bun.Tx, rec db.CaseRecord, c
 	if err != nil {
 		return nil, err
 	}
-	before, err := cloneCase(c)
-	if err != nil {
-		return nil, err
-	}
+	before := c.Clone()
 	out, err := engine.ExecuteWithEffects(def, c, cmd, actor, engine.Env{Now: s.now(), NewID: newPlanItemID})
 	if err != nil {
 		return nil, err
