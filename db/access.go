@@ -11,7 +11,7 @@ import (
 // ErrNotFound when there is no such task. It is only for telling a caller
 // why a task the membership filter hid is refused, never for reading it.
 func CaseOfTask(ctx context.Context, idb bun.IDB, id string) (string, error) {
-	return caseOf(ctx, idb, "task", "(SELECT case_id FROM tasks WHERE id = ?0)", id)
+	return caseOf(ctx, idb, "task", "(SELECT case_id, FALSE AS case_plan FROM tasks WHERE id = ?0)", id)
 }
 
 // CaseOfPlanItem is CaseOfTask for a plan item.
@@ -23,14 +23,15 @@ func CaseOfPlanItem(ctx context.Context, idb bun.IDB, id string) (string, error)
 // plans included, read by key: a case plan has its case's id, so it is
 // found by the primary key (case_id, id), every other plan item by
 // plan_items_id, whose condition the first arm repeats for the planner.
-const planItemsByID = `(SELECT case_id, type FROM plan_items WHERE id = ?0 AND type <> 'CasePlan'
-	UNION ALL SELECT case_id, type FROM plan_items WHERE case_id = ?0 AND id = ?0 AND type = 'CasePlan')`
+const planItemsByID = `(SELECT case_id, FALSE AS case_plan FROM plan_items WHERE id = ?0 AND type <> 'CasePlan'
+	UNION ALL SELECT case_id, TRUE FROM plan_items WHERE case_id = ?0 AND id = ?0 AND type = 'CasePlan')`
 
 // caseOf returns the case_id of the first row of rows, a subquery of
-// the rows of what with id ?0.
+// the rows of what with id ?0: a case task rather than the case plan of
+// its sub case, which has the same id.
 func caseOf(ctx context.Context, idb bun.IDB, what, rows, id string) (string, error) {
 	var ids []string
-	err := idb.NewSelect().TableExpr(rows+" AS r", id).ColumnExpr("r.case_id").Limit(1).Scan(ctx, &ids)
+	err := idb.NewSelect().TableExpr(rows+" AS r", id).ColumnExpr("r.case_id").OrderExpr("r.case_plan").Limit(1).Scan(ctx, &ids)
 	if err != nil {
 		return "", fmt.Errorf("db: select case of %s: %w", what, err)
 	}

@@ -230,7 +230,7 @@ func PlanItemCase(ctx context.Context, idb bun.IDB, userID, planItemID string) (
 		Where(visibleCase("c.id", "c.tenant"), userID).
 		// A case task and the case plan of its sub case share an id:
 		// the case task, in the parent, is the plan item meant.
-		OrderExpr("p.type = 'CasePlan'").
+		OrderExpr("p.case_plan").
 		Limit(1).Scan(ctx, &ids)
 	if err != nil {
 		return "", fmt.Errorf("db: select plan item case: %w", err)

@@ -2,9 +2,14 @@ package db
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/uptrace/bun"
 )
 
@@ -77,9 +82,11 @@ func writeNewCases(ctx context.Context, idb bun.IDB, rows newCases) error {
 //
 // At most maxStartFlushers statements are in flight; the cases started
 // while they run wait and go with the next. A start waits for its own
-// statement's outcome; when one case of a statement fails it (a taken id),
-// every case of it is written again on its own, so each gets its own
-// answer and no case depends on another.
+// statement's outcome; when one case of a statement fails it (a taken id,
+// a value the database refuses), every case of it is written again on its
+// own, so each gets its own answer and no case depends on another. A
+// failure of the statement as a whole (the database unreachable, the time
+// up) is every case's answer.
 type caseStarts struct {
 	db *DB
 
@@ -117,8 +124,7 @@ func (d *DB) caseStarts() *caseStarts {
 
 // write writes rows and returns once they are committed, or failed. A
 // caller that gives up (ctx) before its statement starts is not written;
-// once it started, write waits for its outcome, so that an error always
-// means nothing was written.
+// once it started, write waits for its outcome, which is the answer.
 func (c *caseStarts) write(ctx context.Context, rows newCases) error {
 	w := &startWrite{ctx: ctx, rows: rows, done: make(chan struct{})}
 	c.mu.Lock()
@@ -128,15 +134,53 @@ func (c *caseStarts) write(ctx context.Context, rows newCases) error {
 		go c.flush()
 	}
 	c.mu.Unlock()
+	select {
+	case <-w.done:
+		return w.err
+	case <-ctx.Done():
+	}
+	c.mu.Lock()
+	if i := slices.Index(c.pending, w); i >= 0 {
+		// Not taken yet: never written.
+		c.pending = slices.Delete(c.pending, i, i+1)
+		c.mu.Unlock()
+		return ctx.Err()
+	}
+	c.mu.Unlock()
+	// Its statement runs: its outcome is the answer.
 	<-w.done
 	return w.err
 }
 
 // flush writes pending starts until there are none.
 func (c *caseStarts) flush() {
+	var batch []*startWrite
+	defer func() {
+		// A panic fails the starts it was writing, not the process.
+		if r := recover(); r != nil {
+			for _, w := range batch {
+				select {
+				case <-w.done:
+				default:
+					w.err = fmt.Errorf("db: write started cases: panic: %v", r)
+					close(w.done)
+				}
+			}
+			c.mu.Lock()
+			c.flushers--
+			restart := len(c.pending) > 0
+			if restart {
+				c.flushers++
+			}
+			c.mu.Unlock()
+			if restart {
+				go c.flush()
+			}
+		}
+	}()
 	for {
 		c.mu.Lock()
-		batch := c.take()
+		batch = c.take()
 		if len(batch) == 0 {
 			c.flushers--
 			c.mu.Unlock()
@@ -180,17 +224,35 @@ func (c *caseStarts) writeAll(batch []*startWrite) {
 			all.add(w.rows)
 		}
 		// The first caller's context carries the statement's trace.
-		if err := c.exec(batch[0].ctx, all); err == nil {
+		err := c.exec(batch[0].ctx, all)
+		if err == nil || !rowError(err) {
+			// Written, or failed for all of them alike (the database
+			// unreachable, the time up): writing each again would fail
+			// the same way, one timeout after another.
 			for _, w := range batch {
+				w.err = err
 				close(w.done)
 			}
 			return
 		}
 	}
 	for _, w := range batch {
-		w.err = c.exec(w.ctx, w.rows)
+		if err := w.ctx.Err(); err != nil && len(batch) > 1 {
+			w.err = err // gone while the statement failed: not written
+		} else {
+			w.err = c.exec(w.ctx, w.rows)
+		}
 		close(w.done)
 	}
+}
+
+// rowError reports whether err is the database refusing a row's values
+// (SQLSTATE classes 22, data exception, and 23, integrity constraint
+// violation, such as a taken id), which one case of a statement may cause
+// alone.
+func rowError(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (strings.HasPrefix(pgErr.Code, "22") || strings.HasPrefix(pgErr.Code, "23"))
 }
 
 // exec writes rows in one multi-statement query, which PostgreSQL runs as

@@ -53,8 +53,10 @@ func TestCaseStartsTogether(t *testing.T) {
 				mu.Unlock()
 			}()
 		}
-		for queued() < len(ids) {
-			time.Sleep(time.Millisecond)
+		for deadline := time.Now().Add(10 * time.Second); queued() < len(ids); time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d of %d starts queued after 10 s", queued(), len(ids))
+			}
 		}
 		release()
 		wg.Wait()
@@ -117,14 +119,18 @@ func TestCaseStartsTogether(t *testing.T) {
 		}
 	}
 
-	// A caller that gave up before its turn: not written.
-	gone, cancel := context.WithCancel(ctx)
-	cancel()
-	for key, err := range startAll(gone, []string{"late"}) {
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("start %s of a caller gone: %v", key, err)
-		}
+	// A caller that gives up before its turn is answered at once and
+	// not written.
+	queued, release := d.HoldCaseStarts()
+	gone, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if err := start(gone, "late"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("start of a caller gone: %v", err)
 	}
+	if n := queued(); n != 0 {
+		t.Errorf("%d starts queued after their callers left", n)
+	}
+	release()
 	if ok, err := db.CaseExists(ctx, d, "late"); err != nil || ok {
 		t.Errorf("the case of a caller gone exists: %v %v", ok, err)
 	}

@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"time"
 
 	"github.com/uptrace/bun/migrate"
 )
@@ -33,9 +34,16 @@ func (d *DB) MigrateBefore(ctx context.Context, name string) error {
 // flusher: a test then knows which starts go together.
 func (d *DB) HoldCaseStarts() (queued func() int, release func()) {
 	c := d.caseStarts()
-	c.mu.Lock()
-	c.flushers = maxStartFlushers
-	c.mu.Unlock()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		c.mu.Lock()
+		if c.flushers == 0 || time.Now().After(deadline) {
+			// None left from an earlier round to take what queues now.
+			c.flushers = maxStartFlushers
+			c.mu.Unlock()
+			break
+		}
+		c.mu.Unlock()
+	}
 	queued = func() int {
 		c.mu.Lock()
 		defer c.mu.Unlock()
