@@ -247,9 +247,8 @@ func SaveCase(ctx context.Context, idb bun.IDB, w CaseWrite) (int64, error) {
 	}
 	// Name and definition change only when the case is migrated to
 	// another definition; writing them always keeps one path.
-	b.add("update case", idb.NewUpdate().Model(&row).
-		Column("name", "definition_name", "definition_hash", "state", "failures", "last_modified", "modified_by", "version", "snapshot").
-		WherePK().Where("version = ?", rec.Version))
+	b.addPrepared("update case", updateCaseWrite, []caseRow{row}, idb.NewUpdate().Model(&row).
+		Column(caseUpdateColumns...).WherePK().Where("version = ?", rec.Version), rec.Version)
 	n, err := b.exec(ctx)
 	switch {
 	case err != nil && isEventSeqTaken(err):

@@ -136,6 +136,12 @@ func groupRoleRows(caseID string, m engine.Member) []teamGroupRoleRow {
 
 // addReadRows adds the inserts of the rows of the given tables.
 func addReadRows(b *stmtBatch, r readRows, tables readTable) {
+	addReadRowsOf(b, r, tables, false)
+}
+
+// addReadRowsOf is addReadRows that, with prepared, writes a case's timer
+// and file rows with preparedWrites: a command on a case rewrites them.
+func addReadRowsOf(b *stmtBatch, r readRows, tables readTable, prepared bool) {
 	for _, rows := range []struct {
 		table readTable
 		n     int
@@ -150,7 +156,15 @@ func addReadRows(b *stmtBatch, r readRows, tables readTable) {
 		}
 		// Returning nothing: bun would return defaulted columns (a task's
 		// due date), and nothing reads them back.
-		b.add("insert case read rows", b.idb.NewInsert().Model(rows.model).Returning("NULL"))
+		q := b.idb.NewInsert().Model(rows.model).Returning("NULL")
+		switch {
+		case prepared && rows.table == timerTable:
+			b.addPrepared("insert case timers", insertTimerWrite, rows.model, q)
+		case prepared && rows.table == fileTable:
+			b.addPrepared("insert case file", insertFileWrite, rows.model, q)
+		default:
+			b.add("insert case read rows", q)
+		}
 	}
 }
 
@@ -167,7 +181,8 @@ func addReadRowDeletes(b *stmtBatch, caseID string, tables readTable) {
 		if tables&t.table == 0 {
 			continue
 		}
-		b.add("clear case read rows", b.idb.NewDelete().Model(t.model).Where("case_id = ?", caseID))
+		b.addPreparedArgs("clear case read rows", clearByCaseWrites[reflect.TypeOf(t.model)],
+			b.idb.NewDelete().Model(t.model).Where("case_id = ?", caseID), caseID)
 	}
 }
 
@@ -187,7 +202,7 @@ func addReadRowChanges(b *stmtBatch, caseID string, before, after readRows) {
 		rewrite |= fileTable
 	}
 	addReadRowDeletes(b, caseID, rewrite)
-	addReadRows(b, after, rewrite)
+	addReadRowsOf(b, after, rewrite, true)
 	items, goneItems := changedRows(before.items, after.items, func(r planItemRow) string { return r.ID })
 	addUpserts(b, caseID, &items, len(items), goneItems, (*planItemRow)(nil))
 	tasks, goneTasks := changedRows(before.tasks, after.tasks, func(r taskRow) string { return r.ID })
@@ -276,7 +291,11 @@ func addUpserts(b *stmtBatch, caseID string, rows any, n int, gone []string, mod
 	for _, col := range nonKeyColumns(model) {
 		q = q.Set(col + " = EXCLUDED." + col)
 	}
-	b.add("upsert read rows", q)
+	w := upsertItemWrite
+	if _, ok := model.(*taskRow); ok {
+		w = upsertTaskWrite
+	}
+	b.addPrepared("upsert read rows", w, rows, q)
 }
 
 // nonKeyColumns lists the columns of a row model other than its key.

@@ -107,7 +107,7 @@ func addEvents(b *stmtBatch, caseID string, w CaseWrite) error {
 	if err != nil || batch == nil {
 		return err
 	}
-	b.add("insert case events", b.idb.NewInsert().Model(batch))
+	b.addPrepared("insert case events", insertEventsWrite, []caseEventBatchRow{*batch}, b.idb.NewInsert().Model(batch))
 	return nil
 }
 

@@ -106,7 +106,11 @@ func (c paramConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	if !ok {
 		return conn, nil
 	}
-	return &paramConn{stdlibConn: sc, prepare: c.prepare}, nil
+	pc := &paramConn{stdlibConn: sc, prepare: c.prepare}
+	if c.prepare {
+		pc.writesPrepared = prepareWrites(ctx, sc.Conn())
+	}
+	return pc, nil
 }
 
 // paramConn is pgx's database/sql connection, with every method of it
@@ -116,6 +120,9 @@ func (c paramConnector) Connect(ctx context.Context) (driver.Conn, error) {
 type paramConn struct {
 	*stdlibConn
 	prepare bool
+	// writesPrepared is whether the connection has the preparedWrites;
+	// retried is whether it tried again, once the schema was there.
+	writesPrepared, retried bool
 }
 
 type stdlibConn = stdlib.Conn
@@ -143,7 +150,25 @@ func (c *paramConn) QueryContext(ctx context.Context, query string, args []drive
 }
 
 func (c *paramConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	if p, ok := ctx.Value(plainBatchKey{}).(*plainBatch); ok && p.query == query && !c.hasPreparedWrites(ctx) {
+		plain, err := p.plain()
+		if err != nil {
+			return nil, err
+		}
+		query = plain
+	}
 	return c.stdlibConn.ExecContext(ctx, query, c.bind(ctx, query, args))
+}
+
+// hasPreparedWrites reports whether the connection can run the
+// EXECUTEs of a stmtBatch. One opened before the migrations made the
+// tables prepares them at its first batch outside a transaction.
+func (c *paramConn) hasPreparedWrites(ctx context.Context) bool {
+	if !c.writesPrepared && c.prepare && !c.retried && c.Conn().PgConn().TxStatus() == 'I' {
+		c.retried = true
+		c.writesPrepared = prepareWrites(ctx, c.Conn())
+	}
+	return c.writesPrepared
 }
 
 // modelStatement is a statement selecting every column of row type T,

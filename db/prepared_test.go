@@ -34,8 +34,10 @@ func TestStatementsArePrepared(t *testing.T) {
 		{"statement cache off in the URL", "&statement_cache_capacity=0", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			var url string
 			d := setup(t, func(t *testing.T) *db.DB {
-				d, err := db.Open(ctx, dbtest.URL(t, db.Postgres)+tc.params, "")
+				url = dbtest.URL(t, db.Postgres) + tc.params
+				d, err := db.Open(ctx, url, "")
 				must(t, err)
 				t.Cleanup(func() { d.Close() })
 				_, err = d.Migrate(ctx)
@@ -122,6 +124,56 @@ func TestStatementsArePrepared(t *testing.T) {
 				}
 				return nil
 			}))
+
+			// A connection opened once the tables are there has the
+			// writes of a command on a case prepared, and runs them (the
+			// first connection, which migrated, had none: the batches
+			// above ran in plain statements on whichever they got).
+			d2, err := db.Open(ctx, url, "")
+			must(t, err)
+			defer d2.Close()
+			must(t, d2.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+				rec, c, err := db.LoadCase(ctx, tx, "c1")
+				if err != nil {
+					return err
+				}
+				before := cloneCase(t, c)
+				c.PlanItems[1].Task.State, c.PlanItems[1].Task.Assignee = engine.Delegated, "bob"
+				c.Sequence++
+				if _, err := db.SaveCase(ctx, tx, db.CaseWrite{Record: rec, State: c, User: "alice", At: t0, Before: &db.ReadState{State: before},
+					Events: []engine.Event{{Type: "Delegated", Payload: map[string]any{}}}}); err != nil {
+					return err
+				}
+				var runs []struct {
+					Name string `bun:"name"`
+					Runs int    `bun:"runs"`
+				}
+				if err := tx.NewRaw("SELECT name, generic_plans + custom_plans AS runs FROM pg_prepared_statements WHERE name LIKE 'casegraph%' ORDER BY name").
+					Scan(ctx, &runs); err != nil {
+					return err
+				}
+				ran := map[string]int{}
+				for _, r := range runs {
+					ran[r.Name] = r.Runs
+				}
+				if tc.prepared == 0 {
+					if len(runs) > 0 {
+						t.Errorf("prepared writes on a connection that prepares nothing: %v", ran)
+					}
+					return nil
+				}
+				for _, name := range []string{"casegraph_update_case", "casegraph_insert_events", "casegraph_upsert_task"} {
+					if ran[name] != 1 {
+						t.Errorf("%s ran %d times, want 1 (prepared: %v)", name, ran[name], ran)
+					}
+				}
+				return nil
+			}))
+			task, err := db.GetTask(ctx, d, "c1", "t1")
+			must(t, err)
+			if task.TaskState != "Delegated" || task.Assignee != "bob" {
+				t.Errorf("task after the prepared upsert: %+v", task)
+			}
 		})
 	}
 }

@@ -66,11 +66,16 @@ func (l *statementLog) AfterQuery(_ context.Context, e *bun.QueryEvent) {
 }
 
 // splitBatch splits a multi-statement query (db's write batch) into its
-// statements: they are joined by ";\n", and each starts with its verb.
+// statements: they are joined by ";\n", and each starts with its verb or
+// is an EXECUTE of a prepared write, which has one EXECUTE a row: the
+// EXECUTEs of one prepared write in a row count as one statement, as their
+// plain statement would.
 func splitBatch(q string) []string {
 	var stmts []string
 	for _, part := range strings.Split(q, ";\n") {
-		if len(stmts) > 0 && !writeTable.MatchString(part) {
+		name, _, _ := strings.Cut(part, "(")
+		prepared := strings.HasPrefix(part, "EXECUTE casegraph_")
+		if len(stmts) > 0 && (!writeTable.MatchString(part) && !prepared || prepared && strings.HasPrefix(stmts[len(stmts)-1], name+"(")) {
 			stmts[len(stmts)-1] += ";\n" + part
 			continue
 		}
