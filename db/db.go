@@ -43,7 +43,13 @@ var (
 	// ErrStaleVersion is returned when an optimistic version check fails:
 	// another command changed the row since it was read.
 	ErrStaleVersion = errors.New("db: stale version")
+	// ErrRetry is returned when a command failed for its connection's sake
+	// and nothing of it was written: run it again.
+	ErrRetry = errors.New("db: the connection lost its prepared writes")
 )
+
+// maxIdleConns is how many PostgreSQL connections the pool keeps idle.
+const maxIdleConns = 10
 
 // DB is an open database with its dialect.
 type DB struct {
@@ -126,7 +132,7 @@ func openPostgres(dsn string) (*DB, error) {
 	prepare := !params.Has("default_query_exec_mode") && cfg.StatementCacheCapacity > 0
 	sqldb := sql.OpenDB(paramConnector{Connector: stdlib.GetConnector(*cfg), prepare: prepare})
 	sqldb.SetMaxOpenConns(20)
-	sqldb.SetMaxIdleConns(10)
+	sqldb.SetMaxIdleConns(maxIdleConns)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
 	return &DB{DB: bun.NewDB(sqldb, pgdialect.New()), Flavor: Postgres}, nil
 }

@@ -56,6 +56,12 @@ func (d *DB) Migrate(ctx context.Context) ([]string, error) {
 	for _, mig := range group.Migrations {
 		names = append(names, mig.Name)
 	}
+	if len(names) > 0 && d.Flavor == Postgres {
+		// The idle connections prepared their writes (preparedWrite) on
+		// the schema before: let them go, the next ones prepare anew.
+		d.DB.DB.SetMaxIdleConns(0)
+		d.DB.DB.SetMaxIdleConns(maxIdleConns)
+	}
 	return names, nil
 }
 

@@ -3,12 +3,15 @@ package db
 import (
 	"context"
 	"database/sql/driver"
+	"errors"
+	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
@@ -150,25 +153,40 @@ func (c *paramConn) QueryContext(ctx context.Context, query string, args []drive
 }
 
 func (c *paramConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	if p, ok := ctx.Value(plainBatchKey{}).(*plainBatch); ok && p.query == query && !c.hasPreparedWrites(ctx) {
+	p, ok := ctx.Value(plainBatchKey{}).(*plainBatch)
+	if !ok || p.query != query {
+		return c.stdlibConn.ExecContext(ctx, query, c.bind(ctx, query, args))
+	}
+	if !c.writesPrepared {
 		plain, err := p.plain()
 		if err != nil {
 			return nil, err
 		}
-		query = plain
+		return c.stdlibConn.ExecContext(ctx, plain, args)
 	}
-	return c.stdlibConn.ExecContext(ctx, query, c.bind(ctx, query, args))
+	res, err := c.stdlibConn.ExecContext(ctx, query, args)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "26000" {
+		// A prepared write is gone (a transaction pooler put the
+		// connection on another server connection): plain from now on.
+		// The transaction failed with it, so the command runs again.
+		c.writesPrepared, c.retried = false, true
+		return nil, fmt.Errorf("%w: %w", ErrRetry, err)
+	}
+	return res, err
 }
 
-// hasPreparedWrites reports whether the connection can run the
-// EXECUTEs of a stmtBatch. One opened before the migrations made the
-// tables prepares them at its first batch outside a transaction.
-func (c *paramConn) hasPreparedWrites(ctx context.Context) bool {
-	if !c.writesPrepared && c.prepare && !c.retried && c.Conn().PgConn().TxStatus() == 'I' {
+// ResetSession prepares the writes on a connection, taken from the pool,
+// that could not when it opened (before the migrations made the tables).
+func (c *paramConn) ResetSession(ctx context.Context) error {
+	if err := c.stdlibConn.ResetSession(ctx); err != nil {
+		return err
+	}
+	if !c.writesPrepared && c.prepare && !c.retried {
 		c.retried = true
 		c.writesPrepared = prepareWrites(ctx, c.Conn())
 	}
-	return c.writesPrepared
+	return nil
 }
 
 // modelStatement is a statement selecting every column of row type T,

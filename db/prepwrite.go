@@ -2,6 +2,8 @@ package db
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"reflect"
 	"slices"
 	"strconv"
@@ -23,9 +25,13 @@ import (
 // per command (planning the case row's update alone took 0.1 ms).
 //
 // The values are inlined in the EXECUTE as bun inlines them in any
-// statement. A connection whose PREPARE failed (opened before the
-// migrations made the tables), or that does not prepare at all (a pooler,
-// see openPostgres), runs the plain statements instead (paramConn).
+// statement (a nil pointer as NULL where bun's INSERT says DEFAULT: no
+// column written here has a default). A connection whose PREPARE failed
+// (opened before the migrations made the tables), or that does not
+// prepare at all (a pooler, see openPostgres), runs the plain statements
+// instead (paramConn), as does one that lost them (SQLSTATE 26000: a
+// transaction pooler that moved it to another server connection), once the
+// command that found out was run again (ErrRetry).
 type preparedWrite struct {
 	name   string
 	table  *schema.Table
@@ -43,7 +49,10 @@ var preparedWrites []*preparedWrite
 func newPreparedWrite(name string, model any, text func(t *schema.Table) (string, []*schema.Field)) *preparedWrite {
 	t := preparedWriteDialect.Tables().Get(reflect.TypeOf(model).Elem())
 	body, fields := text(t)
-	w := &preparedWrite{name: "casegraph_" + name, table: t, fields: fields, text: body}
+	// The name holds a hash of the text: a connection that kept the
+	// statement of another build (a session pooler's) has another name.
+	sum := sha256.Sum256([]byte(body))
+	w := &preparedWrite{name: "casegraph_" + name + "_" + hex.EncodeToString(sum[:4]), table: t, fields: fields, text: body}
 	preparedWrites = append(preparedWrites, w)
 	return w
 }

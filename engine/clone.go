@@ -68,7 +68,8 @@ func (t Team) clone() Team {
 		}
 		members[i] = m
 	}
-	return Team{Members: members}
+	t.Members = members
+	return t
 }
 
 func clonePtr[T any](p *T) *T {

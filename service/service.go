@@ -198,8 +198,9 @@ const maxAttempts = 5
 
 // command runs fn in one transaction and commits it. When fn (or the commit)
 // fails with db.ErrStaleVersion, another command won the race: the whole
-// command runs again on fresh data, a bounded number of times. Errors come
-// back classified.
+// command runs again on fresh data, a bounded number of times; so it does
+// after db.ErrRetry (its connection lost its prepared writes, and nothing
+// was written). Errors come back classified.
 func (s *Service) command(ctx context.Context, op string, fn func(ctx context.Context, tx bun.Tx) error) (err error) {
 	return s.runCommand(ctx, op, false, func(ctx context.Context, idb bun.IDB) error { return fn(ctx, idb.(bun.Tx)) })
 }
@@ -276,7 +277,7 @@ func (s *Service) runCommand(ctx context.Context, op string, oneBatch bool, fn f
 			// After the commit: subscribers read what was committed.
 			s.publish(ctx, kind, *changes)
 		}
-		if !errors.Is(err, db.ErrStaleVersion) {
+		if !errors.Is(err, db.ErrStaleVersion) && !errors.Is(err, db.ErrRetry) {
 			break
 		}
 		s.logger.DebugContext(ctx, "command lost a version race; retrying", "op", op, "attempt", attempt+1)
