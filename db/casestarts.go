@@ -90,7 +90,10 @@ func writeNewCases(ctx context.Context, idb bun.IDB, rows newCases) error {
 type caseStarts struct {
 	db *DB
 
-	mu       sync.Mutex
+	mu sync.Mutex
+	// pending are the starts waiting for a statement: as many as there
+	// are requests starting a case at once, which the server bounds
+	// (CASEGRAPH_MAX_IN_FLIGHT).
 	pending  []*startWrite
 	flushers int
 }
