@@ -51,16 +51,24 @@ func (b *stmtBatch) add(what string, q schema.QueryAppender) {
 }
 
 // addPrepared appends the EXECUTEs of w, one for each row of rows (a
-// slice of w's row model, or a pointer to one) followed by extra, as one
-// statement; plain is
-// the same writes as a plain statement. SQLite, which runs in process and
-// has no PREPARE, runs plain.
+// slice of w's row model, or a pointer to one) followed by extra, or, when
+// rows is nil, one with extra alone, as one statement; plain is the same
+// writes as a plain statement. SQLite, which runs in process and has no
+// PREPARE, runs plain.
 func (b *stmtBatch) addPrepared(what string, w *preparedWrite, rows any, plain schema.QueryAppender, extra ...any) {
 	if b.err != nil {
 		return
 	}
+	if !b.multi {
+		b.add(what, plain)
+		return
+	}
+	if rows == nil {
+		b.addExecutes(w.appendExecute(b.gen, nil, nil, extra...), plain)
+		return
+	}
 	v := reflect.Indirect(reflect.ValueOf(rows))
-	if !b.multi || v.Len() > maxExecutesPerStatement {
+	if v.Len() > maxExecutesPerStatement {
 		b.add(what, plain)
 		return
 	}
@@ -72,18 +80,6 @@ func (b *stmtBatch) addPrepared(what string, w *preparedWrite, rows any, plain s
 		sql = w.appendExecute(b.gen, sql, v.Index(i).Addr().Interface(), extra...)
 	}
 	b.addExecutes(sql, plain)
-}
-
-// addPreparedArgs appends the EXECUTE of w, a write of no row, with args.
-func (b *stmtBatch) addPreparedArgs(what string, w *preparedWrite, plain schema.QueryAppender, args ...any) {
-	if b.err != nil {
-		return
-	}
-	if !b.multi {
-		b.add(what, plain)
-		return
-	}
-	b.addExecutes(w.appendExecute(b.gen, nil, nil, args...), plain)
 }
 
 func (b *stmtBatch) addExecutes(sql []byte, plain schema.QueryAppender) {

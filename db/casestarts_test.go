@@ -25,7 +25,7 @@ func TestCaseStartsTogether(t *testing.T) {
 	}
 	d := setup(t, func(t *testing.T) *db.DB { return dbtest.Open(t, db.Postgres) })
 	newCase(t, d, caseSpec{id: "taken", name: "P"})
-	inserts := &statements{match: `INSERT INTO "cases"`}
+	inserts := &dbtest.Statements{Match: `INSERT INTO "cases"`}
 	//lint:ignore SA1019 the database is already in use; WithQueryHook would give a clone it does not use
 	d.AddQueryHook(inserts)
 
@@ -77,7 +77,7 @@ func TestCaseStartsTogether(t *testing.T) {
 			t.Errorf("start %s: %v", key, err)
 		}
 	}
-	if n := len(inserts.all()); n != 1 {
+	if n := inserts.Count(); n != 1 {
 		t.Errorf("ten cases started together took %d case inserts, want 1", n)
 	}
 	for _, id := range ids {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/uptrace/bun"
@@ -31,7 +30,7 @@ func TestCaseTreeUsesParentIndex(t *testing.T) {
 		SELECT 's' || g, tenant, name, definition_name, definition_hash, state, failures, 'c1', 'c1', created_on, created_by,
 		last_modified, modified_by, version, snapshot FROM cases, generate_series(1, 150) AS g WHERE id = 'c1'`)
 	must(t, err)
-	capture := &statements{match: "parent_case_id IN"}
+	capture := &dbtest.Statements{Match: "parent_case_id IN"}
 	//lint:ignore SA1019 the database is already in use; WithQueryHook would give a clone it does not use
 	d.AddQueryHook(capture)
 	ids, err := db.CaseTreeIDs(ctx, d, "c1")
@@ -39,7 +38,7 @@ func TestCaseTreeUsesParentIndex(t *testing.T) {
 	if len(ids) != 151 {
 		t.Fatalf("the tree of c1 has %d cases, want 151", len(ids))
 	}
-	queries := capture.all()
+	queries := capture.All()
 	if len(queries) < 2 {
 		t.Fatalf("the walk ran %d statements on parent_case_id, want the root's level and its sub cases'", len(queries))
 	}
@@ -61,7 +60,7 @@ func TestPlanItemLookupsUseKeys(t *testing.T) {
 	d := setup(t, func(t *testing.T) *db.DB { return dbtest.Open(t, db.Postgres) })
 	newCase(t, d, caseSpec{id: "c1", name: "P", members: []engine.Member{user("alice", true)},
 		tasks: []*engine.PlanItem{humanTask("t1", "Review", "", "", engine.Unassigned, nil)}})
-	capture := &statements{match: "FROM plan_items WHERE id ="}
+	capture := &dbtest.Statements{Match: "FROM plan_items WHERE id ="}
 	//lint:ignore SA1019 the database is already in use; WithQueryHook would give a clone it does not use
 	d.AddQueryHook(capture)
 	for _, id := range []string{"c1", "t1"} {
@@ -75,7 +74,7 @@ func TestPlanItemLookupsUseKeys(t *testing.T) {
 			t.Errorf("PlanItemExists(%s) = %v %v", id, ok, err)
 		}
 	}
-	queries := capture.all()
+	queries := capture.All()
 	if len(queries) != 6 {
 		t.Fatalf("captured %d lookups, want 6", len(queries))
 	}
@@ -105,27 +104,4 @@ func plansWithoutSeqScan(t *testing.T, d *db.DB, queries []string) []string {
 		return nil
 	}))
 	return plans
-}
-
-// statements records the statements that contain match.
-type statements struct {
-	match   string
-	mu      sync.Mutex
-	queries []string
-}
-
-func (c *statements) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
-
-func (c *statements) AfterQuery(_ context.Context, e *bun.QueryEvent) {
-	if strings.Contains(e.Query, c.match) {
-		c.mu.Lock()
-		c.queries = append(c.queries, e.Query)
-		c.mu.Unlock()
-	}
-}
-
-func (c *statements) all() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return slices.Clone(c.queries)
 }

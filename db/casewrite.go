@@ -134,14 +134,9 @@ func groupRoleRows(caseID string, m engine.Member) []teamGroupRoleRow {
 	return rows
 }
 
-// addReadRows adds the inserts of the rows of the given tables.
+// addReadRows adds the inserts of the rows of the given tables; timer and
+// file rows, which a command on a case rewrites, as preparedWrites.
 func addReadRows(b *stmtBatch, r readRows, tables readTable) {
-	addReadRowsOf(b, r, tables, false)
-}
-
-// addReadRowsOf is addReadRows that, with prepared, writes a case's timer
-// and file rows with preparedWrites: a command on a case rewrites them.
-func addReadRowsOf(b *stmtBatch, r readRows, tables readTable, prepared bool) {
 	for _, rows := range []struct {
 		table readTable
 		n     int
@@ -157,10 +152,10 @@ func addReadRowsOf(b *stmtBatch, r readRows, tables readTable, prepared bool) {
 		// Returning nothing: bun would return defaulted columns (a task's
 		// due date), and nothing reads them back.
 		q := b.idb.NewInsert().Model(rows.model).Returning("NULL")
-		switch {
-		case prepared && rows.table == timerTable:
+		switch rows.table {
+		case timerTable:
 			b.addPrepared("insert case timers", insertTimerWrite, rows.model, q)
-		case prepared && rows.table == fileTable:
+		case fileTable:
 			b.addPrepared("insert case file", insertFileWrite, rows.model, q)
 		default:
 			b.add("insert case read rows", q)
@@ -181,7 +176,7 @@ func addReadRowDeletes(b *stmtBatch, caseID string, tables readTable) {
 		if tables&t.table == 0 {
 			continue
 		}
-		b.addPreparedArgs("clear case read rows", clearByCaseWrites[reflect.TypeOf(t.model)],
+		b.addPrepared("clear case read rows", clearByCaseWrites[reflect.TypeOf(t.model)], nil,
 			b.idb.NewDelete().Model(t.model).Where("case_id = ?", caseID), caseID)
 	}
 }
@@ -202,7 +197,7 @@ func addReadRowChanges(b *stmtBatch, caseID string, before, after readRows) {
 		rewrite |= fileTable
 	}
 	addReadRowDeletes(b, caseID, rewrite)
-	addReadRowsOf(b, after, rewrite, true)
+	addReadRows(b, after, rewrite)
 	items, goneItems := changedRows(before.items, after.items, func(r planItemRow) string { return r.ID })
 	addUpserts(b, caseID, &items, len(items), goneItems, (*planItemRow)(nil))
 	tasks, goneTasks := changedRows(before.tasks, after.tasks, func(r taskRow) string { return r.ID })
@@ -287,28 +282,13 @@ func addUpserts(b *stmtBatch, caseID string, rows any, n int, gone []string, mod
 	if n == 0 {
 		return
 	}
+	// bun sets every column but the key from EXCLUDED, as upsertByKey.
 	q := b.idb.NewInsert().Model(rows).On("CONFLICT (case_id, id) DO UPDATE").Returning("NULL")
-	for _, col := range nonKeyColumns(model) {
-		q = q.Set(col + " = EXCLUDED." + col)
-	}
 	w := upsertItemWrite
 	if _, ok := model.(*taskRow); ok {
 		w = upsertTaskWrite
 	}
 	b.addPrepared("upsert read rows", w, rows, q)
-}
-
-// nonKeyColumns lists the columns of a row model other than its key.
-func nonKeyColumns(model any) []string {
-	switch model.(type) {
-	case *planItemRow:
-		return []string{"position", "definition_id", "name", "type", "stage_id", "idx", "state", "history_state", "transition",
-			"is_required", "is_repeating", "created_on", "last_modified", "modified_by"}
-	case *taskRow:
-		return []string{"tenant", "case_name", "task_name", "task_state", "role", "assignee", "owner", "due_date", "created_on",
-			"created_by", "activated_on", "last_modified", "modified_by", "input", "output", "task_model", "documentation"}
-	}
-	return nil
 }
 
 func nonNilMap(m map[string]any) map[string]any {

@@ -5,35 +5,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/uptrace/bun"
 
 	"github.com/casegraph/casegraph/db"
 	"github.com/casegraph/casegraph/db/dbtest"
 )
 
-// notifyCounter counts the statements that send notifications.
-type notifyCounter struct{ n atomic.Int64 }
-
-func (c *notifyCounter) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
-	return ctx
-}
-
-func (c *notifyCounter) AfterQuery(_ context.Context, e *bun.QueryEvent) {
-	if strings.HasPrefix(e.Query, "SELECT pg_notify(") {
-		c.n.Add(1)
-	}
-}
-
 // countedDB is a new database whose statements that notify are counted.
-func countedDB(t *testing.T) (*db.DB, *notifyCounter) {
+func countedDB(t *testing.T) (*db.DB, *dbtest.Statements) {
 	d := dbtest.Open(t, db.Postgres)
-	counter := &notifyCounter{}
+	counter := &dbtest.Statements{Match: "SELECT pg_notify("}
 	return &db.DB{DB: d.DB.WithQueryHook(counter), Flavor: d.Flavor}, counter
 }
 
@@ -116,7 +99,7 @@ func TestNotifierBatches(t *testing.T) {
 			t.Fatalf("change of %s heard as %q, want ClaimTask", id, kind)
 		}
 	}
-	if sent := counter.n.Load(); sent < 1 || sent >= senders {
+	if sent := int64(counter.Count()); sent < 1 || sent >= senders {
 		t.Fatalf("%d statements sent the %d changes, want fewer (batched)", sent, senders)
 	} else {
 		t.Logf("%d changes sent in %d statements", senders, sent)
@@ -138,7 +121,7 @@ func TestNotifierSendsAfterWaitersLeave(t *testing.T) {
 	if ctx.Err() != nil {
 		t.Fatal("the notifier is still sending after 10 s")
 	}
-	if got := counter.n.Load(); got < 1 || got > 2 {
+	if got := int64(counter.Count()); got < 1 || got > 2 {
 		t.Fatalf("%d statements sent the two changes, want 1 or 2", got)
 	}
 }

@@ -340,12 +340,6 @@ func (o *countingObserver) add(outcome string, took time.Duration) {
 
 var _ service.WorkerObserver = (*countingObserver)(nil)
 
-// statements counts every statement sent.
-type statements struct{ n atomic.Int64 }
-
-func (s *statements) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
-func (s *statements) AfterQuery(context.Context, *bun.QueryEvent)                        { s.n.Add(1) }
-
 // TestTimerHeldElsewhereDoesNotSpin: while a command of another replica
 // holds the case of a due timer, the runner looks again after a short
 // pause rather than at once, and fires the timer once the case is free.
@@ -370,13 +364,13 @@ func TestTimerHeldElsewhereDoesNotSpin(t *testing.T) {
 		due, ok, err := db.NextTimerDue(ctx, d)
 		return ok && !due.After(time.Now()), err
 	})
-	count := &statements{}
+	count := &dbtest.Statements{}
 	runner := service.New(&db.DB{DB: d.WithQueryHook(count), Flavor: d.Flavor}, service.Config{
 		TimerFired: func(tm db.DueTimer, at time.Time) { fired <- firing{tm, at} }})
 	runTimers(t, runner, 200*time.Millisecond)
 	const window = 500 * time.Millisecond
 	time.Sleep(window)
-	n := count.n.Load()
+	n := count.Count()
 	// A look is a handful of statements; with a 10 ms pause at most 50
 	// looks fit in the window, without one thousands.
 	if n > 50*8 {
