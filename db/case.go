@@ -231,6 +231,15 @@ func SaveCase(ctx context.Context, idb bun.IDB, w CaseWrite) (int64, error) {
 		return row.Version, nil
 	}
 	b := newStmtBatch(idb)
+	// Name and definition change only when the case is migrated to
+	// another definition; writing them always keeps one path.
+	update := idb.NewUpdate().Model(&row).Column(caseUpdateColumns...).WherePK().Where("version = ?", rec.Version)
+	if b.multi {
+		// First, so that a command that lost the race to another stops
+		// there, and guarded, so that its other writes go with it even
+		// where the batch is a transaction of its own (no lock held).
+		b.addPrepared("update case", updateCaseWrite, []caseRow{row}, guardedCaseUpdate(idb, update, rec.ID, rec.Version), rec.Version)
+	}
 	if err := addEvents(b, rec.ID, w); err != nil {
 		return 0, err
 	}
@@ -245,24 +254,43 @@ func SaveCase(ctx context.Context, idb bun.IDB, w CaseWrite) (int64, error) {
 		addReadRowDeletes(b, rec.ID, allTables)
 		addReadRows(b, after, allTables)
 	}
-	// Name and definition change only when the case is migrated to
-	// another definition; writing them always keeps one path.
-	b.addPrepared("update case", updateCaseWrite, []caseRow{row}, idb.NewUpdate().Model(&row).
-		Column(caseUpdateColumns...).WherePK().Where("version = ?", rec.Version), rec.Version)
+	if !b.multi {
+		// SQLite runs the statements one by one in the command's
+		// transaction: the last one's count is the version check.
+		b.add("update case", update)
+	}
 	n, err := b.exec(ctx)
 	switch {
-	case err != nil && isEventSeqTaken(err):
-		// The event row of the sequence numbers this command read as next
-		// is there already: another command on the case committed in
-		// between. Other unique violations are not races and stay errors.
+	case err != nil && (isStaleCaseWrite(err) || isEventSeqTaken(err)):
+		// Another command on the case committed since this one read it:
+		// the guarded update found another version, or the event row of
+		// the sequence numbers this command read as next is there already.
+		// Other unique violations are not races and stay errors.
 		return 0, ErrStaleVersion
 	case err != nil:
 		return 0, fmt.Errorf("db: save case: %w", err)
-	case n == 0:
+	case !b.multi && n == 0:
 		return 0, ErrStaleVersion
 	}
 	return row.Version, nil
 }
+
+// guardedCaseUpdate is update, the case row's update with its version
+// check, as a query that fails (SQLSTATE CG409, see migration 00019) when
+// it wrote no row: the plain form of updateCaseWrite.
+func guardedCaseUpdate(idb bun.IDB, update *bun.UpdateQuery, id string, readVersion int64) *bun.SelectQuery {
+	return idb.NewSelect().With("written", update.Returning("1")).TableExpr("written").
+		ColumnExpr("casegraph_case_written(count(*), ?, ?)", id, readVersion)
+}
+
+// isStaleCaseWrite reports whether err is the guarded case update
+// (guardedCaseUpdate) finding the case at another version than read.
+func isStaleCaseWrite(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "SQLSTATE "+staleCaseWriteCode)
+}
+
+// staleCaseWriteCode is the SQLSTATE of casegraph_case_written's error.
+const staleCaseWriteCode = "CG409"
 
 // isEventSeqTaken reports whether err is the event rows' key refusing a
 // second row of a case with the same first sequence number.
@@ -332,26 +360,43 @@ func lockNotAvailable(err error) bool {
 // there: for a case that is its own root, one statement where a command
 // took two (a sub case has its root locked first, then the account read).
 func LockAndLoadCaseAs(ctx context.Context, tx bun.Tx, flavor Dialect, id, userID string) (CaseRecord, *engine.Case, *TenantUser, error) {
+	rec, c, acct, err := caseAs(ctx, tx, lockedRootCaseAndAccount, id, userID)
+	if !errors.Is(err, ErrNotFound) {
+		return rec, c, acct, err
+	}
+	rec, c, err = LockAndLoadCase(ctx, tx, flavor, id, false)
+	if err != nil {
+		return CaseRecord{}, nil, nil, err
+	}
+	a, err := GetTenantUser(ctx, tx, rec.Tenant, userID)
+	if errors.Is(err, ErrNotFound) {
+		return rec, c, nil, nil
+	}
+	if err != nil {
+		return CaseRecord{}, nil, nil, err
+	}
+	return rec, c, &a, nil
+}
+
+// LoadCaseAs is LoadCase that also reads userID's account in the case's
+// tenant (nil when the user has none there), in one statement, without a
+// lock: the read of a query, and of a command on a root case that writes
+// with SaveCase's check of the version it read instead of holding the
+// case's lock.
+func LoadCaseAs(ctx context.Context, idb bun.IDB, id, userID string) (CaseRecord, *engine.Case, *TenantUser, error) {
+	return caseAs(ctx, idb, caseAndAccount, id, userID)
+}
+
+func caseAs(ctx context.Context, idb bun.IDB, stmt *dialectStatement, id, userID string) (CaseRecord, *engine.Case, *TenantUser, error) {
 	var rows []struct {
 		caseRow
 		accountColumns
 	}
-	if err := caseAndAccount.scan(ctx, tx, &rows, userID, id); err != nil {
+	if err := stmt.scan(ctx, idb, &rows, userID, id); err != nil {
 		return CaseRecord{}, nil, nil, fmt.Errorf("db: select case and account: %w", err)
 	}
 	if len(rows) == 0 {
-		rec, c, err := LockAndLoadCase(ctx, tx, flavor, id, false)
-		if err != nil {
-			return CaseRecord{}, nil, nil, err
-		}
-		acct, err := GetTenantUser(ctx, tx, rec.Tenant, userID)
-		if errors.Is(err, ErrNotFound) {
-			return rec, c, nil, nil
-		}
-		if err != nil {
-			return CaseRecord{}, nil, nil, err
-		}
-		return rec, c, &acct, nil
+		return CaseRecord{}, nil, nil, ErrNotFound
 	}
 	row := rows[0]
 	c, err := decodeSnapshot(row.caseRow)
@@ -403,17 +448,25 @@ func (a accountColumns) account(tenant string) *TenantUser {
 // them when a tenant user is written).
 const roleSeparator = "\x1f"
 
-// caseAndAccount is the root case, locked, with one account in its
-// tenant and the account's roles joined (SQLite locks nothing).
-var caseAndAccount = newDialectStatement(func(idb bun.IDB, flavor Dialect) string {
-	lock := " FOR UPDATE OF case_row"
-	if flavor != Postgres {
-		lock = ""
-	}
-	return "SELECT " + modelColumns(idb, reflect.TypeFor[caseRow]()) + ", " + accountSelect(flavor) + `
+// caseAndAccount is a case with one account in its tenant and the
+// account's roles joined; lockedRootCaseAndAccount is a root case, locked
+// (SQLite locks nothing): a sub case is locked after its root.
+var caseAndAccount, lockedRootCaseAndAccount = caseAndAccountStatement(false), caseAndAccountStatement(true)
+
+func caseAndAccountStatement(locked bool) *dialectStatement {
+	return newDialectStatement(func(idb bun.IDB, flavor Dialect) string {
+		cond := ""
+		if locked {
+			cond = " AND (case_row.root_case_id = case_row.id OR case_row.root_case_id = '')"
+			if flavor == Postgres {
+				cond += " FOR UPDATE OF case_row"
+			}
+		}
+		return "SELECT " + modelColumns(idb, reflect.TypeFor[caseRow]()) + ", " + accountSelect(flavor) + `
 	FROM cases AS case_row LEFT JOIN tenant_users AS u ON u.tenant = case_row.tenant AND u.user_id = ?
-	WHERE case_row.id = ? AND (case_row.root_case_id = case_row.id OR case_row.root_case_id = '')` + lock
-})
+	WHERE case_row.id = ?` + cond
+	})
+}
 
 // LoadCaseIfFree is LoadCaseForUpdate that does not wait: when another
 // transaction holds the case it returns ErrLocked. The timer worker, which

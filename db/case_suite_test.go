@@ -300,6 +300,53 @@ func exerciseCases(t *testing.T, open func(t *testing.T) *db.DB) {
 		}
 	})
 
+	// A command on a root case on PostgreSQL reads the case unlocked and
+	// writes outside a transaction block (service.caseChange): its batch
+	// must apply nothing when the case changed, or was removed, after the
+	// read, even where no event key stands in its way.
+	t.Run("UnlockedWriteChecksVersion", func(t *testing.T) {
+		d := setup(t, open)
+		if d.Flavor != db.Postgres {
+			t.Skip("SQLite runs a batch statement by statement, in a transaction")
+		}
+		newCase(t, d, caseSpec{id: "c1", name: "P", members: []engine.Member{user("alice", true)}})
+		rec, c, err := db.LoadCase(ctx, d, "c1")
+		must(t, err)
+		// join saves a command that read rec and c and adds member id,
+		// its events numbered from seq.
+		join := func(rec db.CaseRecord, c *engine.Case, id string, seq int64) error {
+			next := c.Clone()
+			next.Team.Members = append(next.Team.Members, user(id, false, "Clerk"))
+			next.Sequence = seq
+			_, err := db.SaveCase(ctx, d, db.CaseWrite{Record: rec, State: next, User: "alice", At: t0,
+				Events: []engine.Event{{Type: "CaseTeamMembersChanged", Payload: map[string]any{"id": id}}}, Before: &db.ReadState{State: c}})
+			return err
+		}
+		must(t, join(rec, c, "bob", c.Sequence+1))
+		wantErr(t, "a write from the version before", join(rec, c, "carol", c.Sequence+10), db.ErrStaleVersion)
+		if n := count(t, d, "case_team_members", "case_id = 'c1' AND member_id = 'carol'"); n != 0 {
+			t.Errorf("the stale write left %d member rows", n)
+		}
+		if n := count(t, d, "case_event_batches", "case_id = 'c1'"); n != 2 {
+			t.Errorf("%d event rows, want the start's and the first write's", n)
+		}
+		current, c, err := db.LoadCase(ctx, d, "c1")
+		must(t, err)
+		must(t, d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			_, err := db.RemoveCaseTree(ctx, tx, "c1", "acme", false, t0)
+			return err
+		}))
+		wantErr(t, "a write to a case removed since its read", join(current, c, "dave", c.Sequence+1), db.ErrStaleVersion)
+		for _, table := range []string{"case_event_batches", "case_team_members", "case_team_roles", "plan_items"} {
+			if n := count(t, d, table, "case_id = 'c1'"); n != 0 {
+				t.Errorf("%s keeps %d rows of the removed case", table, n)
+			}
+		}
+		if n := count(t, d, "cases", "id = 'c1'"); n != 0 {
+			t.Errorf("the removed case is back: %d rows", n)
+		}
+	})
+
 	// No foreign key cascades a case's rows away on PostgreSQL (migration
 	// 00016): removing a case must wait for a command holding its lock, or
 	// the rows the command writes after the delete passed their table

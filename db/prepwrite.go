@@ -92,9 +92,11 @@ var (
 			sets = append(sets, name+" = $"+strconv.Itoa(i+1))
 			fields = append(fields, f)
 		}
-		n := len(fields)
-		// The version the command read is the last value (see SaveCase).
-		return "UPDATE cases SET " + strings.Join(sets, ", ") + " WHERE id = $" + strconv.Itoa(n+1) + " AND version = $" + strconv.Itoa(n+2),
+		id, read := "$"+strconv.Itoa(len(fields)+1), "$"+strconv.Itoa(len(fields)+2)
+		// The version the command read is the last value; the update must
+		// write one row or fail the query (guardedCaseUpdate).
+		return "WITH written AS (UPDATE cases SET " + strings.Join(sets, ", ") + " WHERE id = " + id + " AND version = " + read +
+				" RETURNING 1) SELECT casegraph_case_written(count(*), " + id + ", " + read + ") FROM written",
 			append(fields, fieldNamed(t, "id"))
 	})
 	insertEventsWrite = newPreparedWrite("insert_events", (*caseEventBatchRow)(nil), insertAll(nil))

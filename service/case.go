@@ -258,12 +258,11 @@ func (s *Service) memberCaseOr(ctx context.Context, idb bun.IDB, op string, who 
 		acct *TenantUser
 		err  error
 	)
-	tx, locked := idb.(bun.Tx)
-	if locked {
-		// The caller's account comes with the case's lock and load.
+	// The caller's account comes with the case, locked in a transaction.
+	if tx, locked := idb.(bun.Tx); locked {
 		rec, c, acct, err = db.LockAndLoadCaseAs(ctx, tx, s.db.Flavor, id, who.UserID)
 	} else {
-		rec, c, err = db.LoadCase(ctx, idb, id)
+		rec, c, acct, err = db.LoadCaseAs(ctx, idb, id, who.UserID)
 	}
 	if errors.Is(err, db.ErrNotFound) {
 		return caseAccess{}, notFound
@@ -271,16 +270,16 @@ func (s *Service) memberCaseOr(ctx context.Context, idb bun.IDB, op string, who 
 	if err != nil {
 		return caseAccess{}, wrap(op, err)
 	}
-	var actor engine.Actor
-	if locked {
-		actor, err = s.caseActorOf(ctx, idb, op, who, rec.Tenant, c.Team, notFound, accountOrNone(acct))
-	} else {
-		actor, err = s.caseActor(ctx, idb, op, who, rec.Tenant, c.Team, notFound)
-	}
+	actor, err := s.caseActorOf(ctx, idb, op, who, rec.Tenant, c.Team, notFound, accountOrNone(acct))
 	if err != nil {
 		return caseAccess{}, err
 	}
 	return caseAccess{rec: rec, c: c, actor: actor}, nil
+}
+
+// isRoot reports whether the case is the root of its case tree: most are.
+func (ca caseAccess) isRoot() bool {
+	return ca.rec.RootCaseID == "" || ca.rec.RootCaseID == ca.rec.ID
 }
 
 // newCaseID returns a random UUID with '_' for '-', the reference engine's

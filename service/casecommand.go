@@ -19,7 +19,7 @@ func (s *Service) caseCommand(ctx context.Context, op string, who auth.Identity,
 // caseCommandOr is caseCommand answering a caller outside the team with
 // notFound (see memberCaseOr).
 func (s *Service) caseCommandOr(ctx context.Context, op string, who auth.Identity, id string, notFound error, cmd engine.Command) (LastModified, error) {
-	return s.caseChangeOr(ctx, op, who, id, notFound, func(_ bun.Tx, ca caseAccess, def *cmmn.Case, who auth.Identity) (engine.Outcome, error) {
+	return s.caseChangeOr(ctx, op, who, id, notFound, func(_ bun.IDB, ca caseAccess, def *cmmn.Case, who auth.Identity) (engine.Outcome, error) {
 		out, err := engine.ExecuteWithEffects(def, ca.c, cmd, ca.actor, engine.Env{Now: s.now(), NewID: newPlanItemID})
 		if err != nil {
 			return engine.Outcome{}, engineError(op, err)
@@ -28,41 +28,61 @@ func (s *Service) caseCommandOr(ctx context.Context, op string, who auth.Identit
 	})
 }
 
-// caseChange is the path of every change of a case a caller makes: in one
-// transaction, retried when another command on the case won the race, it
-// loads the case for update (team members only), lets change edit its
-// state and return the events that say so, saves both, and applies the
-// change's effects (sub cases) in the same transaction.
+// caseChange is the path of every change of a case a caller makes: it
+// loads the case (team members only), lets change edit its state and
+// return the events that say so, and saves both, all or nothing, retried
+// when another command on the case won the race.
+//
+// On PostgreSQL a change of a root case with no effects (no sub case or
+// process task to start), most of them, holds no lock: it reads the case
+// and the caller's account in one statement, and its writes leave as one
+// multi-statement query, a transaction of its own, whose first write, the
+// case row's, checks the version read and fails the whole query when
+// another command changed the case in between (db.SaveCase). Two round
+// trips where a transaction took four (BEGIN, the lock and load, the
+// writes, COMMIT). A change that has effects, of a sub case (its tree's
+// root is locked first), or that lost a race once, runs again in a
+// transaction holding the case's lock, as every change on SQLite does:
+// there the effects are applied with it, and commands on one case queue
+// instead of failing their version check again.
 func (s *Service) caseChange(ctx context.Context, op string, who auth.Identity, id string,
-	change func(tx bun.Tx, ca caseAccess, def *cmmn.Case, who auth.Identity) (engine.Outcome, error)) (LastModified, error) {
+	change func(idb bun.IDB, ca caseAccess, def *cmmn.Case, who auth.Identity) (engine.Outcome, error)) (LastModified, error) {
 	return s.caseChangeOr(ctx, op, who, id, CaseNotFound(op, id), change)
 }
 
 func (s *Service) caseChangeOr(ctx context.Context, op string, who auth.Identity, id string, notFound error,
-	change func(tx bun.Tx, ca caseAccess, def *cmmn.Case, who auth.Identity) (engine.Outcome, error)) (LastModified, error) {
+	change func(idb bun.IDB, ca caseAccess, def *cmmn.Case, who auth.Identity) (engine.Outcome, error)) (LastModified, error) {
 	who = s.commandIdentity(who)
 	var lm LastModified
-	err := s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
-		ca, err := s.memberCaseOr(ctx, tx, op, who, id, notFound)
+	err := s.oneBatchCommand(ctx, op, func(ctx context.Context, idb bun.IDB) error {
+		unlocked := !inTx(idb)
+		ca, err := s.memberCaseOr(ctx, idb, op, who, id, notFound)
 		if err != nil {
 			return err
 		}
-		def, err := s.caseDefinition(ctx, tx, ca.rec, ca.c)
+		if unlocked && !ca.isRoot() {
+			return errNeedsTx
+		}
+		def, err := s.caseDefinition(ctx, idb, ca.rec, ca.c)
 		if err != nil {
 			return err
 		}
 		before := ca.c.Clone()
-		out, err := change(tx, ca, def, who)
+		out, err := change(idb, ca, def, who)
 		if err != nil {
 			return err
 		}
-		if _, err := s.saveCase(ctx, tx, def, ca.rec, ca.c, out.Events, who, before); err != nil {
+		if unlocked && len(out.Effects) > 0 {
+			return errNeedsTx
+		}
+		if _, err := s.saveCase(ctx, idb, def, ca.rec, ca.c, out.Events, who, before); err != nil {
 			return err
 		}
 		lm = LastModified{At: ca.c.LastModified, ID: id}
 		if len(out.Effects) == 0 {
 			return nil
 		}
+		tx := idb.(bun.Tx)
 		if err := s.settle(ctx, tx, op, who, out.Effects); err != nil {
 			return err
 		}

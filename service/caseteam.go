@@ -237,7 +237,8 @@ func (s *Service) RemoveCaseTeamMember(ctx context.Context, who auth.Identity, c
 }
 
 // teamDefinition is what a team change checks against: the case
-// definition, and the transaction to look users up in.
+// definition, and where to look users up (the command's transaction, if
+// it has one).
 type teamDefinition struct {
 	c  *cmmn.Case
 	tx bun.IDB
@@ -257,11 +258,11 @@ func (s *Service) teamCommand(ctx context.Context, op string, who auth.Identity,
 // ownersOnly limits it to case owners; it is always limited to members.
 func (s *Service) stateCommand(ctx context.Context, op string, who auth.Identity, caseID string, ownersOnly bool,
 	change func(ca caseAccess, def teamDefinition) (eventType string, payload any, err error)) (LastModified, error) {
-	return s.caseChange(ctx, op, who, caseID, func(tx bun.Tx, ca caseAccess, def *cmmn.Case, who auth.Identity) (engine.Outcome, error) {
+	return s.caseChange(ctx, op, who, caseID, func(idb bun.IDB, ca caseAccess, def *cmmn.Case, who auth.Identity) (engine.Outcome, error) {
 		if ownersOnly && !ca.actor.IsOwner {
 			return engine.Outcome{}, E(op, NotAllowed, msgOnlyOwners)
 		}
-		eventType, payload, err := change(ca, teamDefinition{c: def, tx: tx})
+		eventType, payload, err := change(ca, teamDefinition{c: def, tx: idb})
 		if err != nil {
 			return engine.Outcome{}, err
 		}

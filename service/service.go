@@ -211,13 +211,14 @@ var errNeedsTx = errors.New("service: the command needs a transaction")
 
 // oneBatchCommand is command for a command whose writes are, most often,
 // one case's write batch and nothing else (a start case without sub cases
-// or process tasks to start). On PostgreSQL fn then runs without a
-// transaction block: its reads run as they come, and the batch, a
-// multi-statement query, is a transaction of its own, all applied or none.
-// That spares the BEGIN and the COMMIT, two of a start case's five round
-// trips. fn returns errNeedsTx, before it writes, when it has more to do
-// (it checks with inTx): then it runs again in a transaction. On SQLite,
-// where the batch runs statement by statement, fn always runs in one.
+// or process tasks to start, a change of a root case without effects). On
+// PostgreSQL fn then runs without a transaction block: its reads run as
+// they come, and the batch, a multi-statement query, is a transaction of
+// its own, all applied or none. That spares the BEGIN and the COMMIT. fn
+// returns errNeedsTx, before it writes, when it has more to do (it checks
+// with inTx): then it runs again in a transaction, as it does after it
+// lost a version race (db.ErrStaleVersion). On SQLite, where the batch
+// runs statement by statement, fn always runs in one.
 func (s *Service) oneBatchCommand(ctx context.Context, op string, fn func(ctx context.Context, idb bun.IDB) error) error {
 	return s.runCommand(ctx, op, s.db.Flavor == db.Postgres, fn)
 }
@@ -279,6 +280,13 @@ func (s *Service) runCommand(ctx context.Context, op string, oneBatch bool, fn f
 		}
 		if !errors.Is(err, db.ErrStaleVersion) && !errors.Is(err, db.ErrRetry) {
 			break
+		}
+		if oneBatch && errors.Is(err, db.ErrStaleVersion) {
+			// A race lost without the case's lock: the next attempt waits
+			// for the lock instead (caseChange), so no pause.
+			oneBatch = false
+			s.logger.DebugContext(ctx, "command lost a version race; retrying under the case's lock", "op", op)
+			continue
 		}
 		s.logger.DebugContext(ctx, "command lost a version race; retrying", "op", op, "attempt", attempt+1)
 		// A short, growing, jittered pause lets the winner finish.

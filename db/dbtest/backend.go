@@ -37,14 +37,19 @@ func Until(tb testing.TB, timeout time.Duration, what string, cond func() (bool,
 }
 
 // BlockedBackend waits (bounded) until a PostgreSQL backend waits on a lock
-// while it runs a statement that mentions table and id, and returns its
-// pid. conn is a connection of the test's own on the same database.
+// of table or of one of its rows while it runs a statement that mentions
+// id, and returns its pid. conn is a connection of the test's own on the
+// same database (and schema). The lock's table is read from pg_locks (the
+// first backend to wait for a row holds a lock on the row's tuple), not
+// from the statement's text, which PostgreSQL shows cut after 1 kB: a command's
+// writes are one long multi-statement query.
 func BlockedBackend(tb testing.TB, conn *sql.DB, table, id string) int {
 	tb.Helper()
 	var pid int
 	Until(tb, 20*time.Second, "a statement on "+table+" for "+id+" waits on a lock", func() (bool, error) {
-		err := conn.QueryRow(`SELECT pid FROM pg_stat_activity
-			WHERE wait_event_type = 'Lock' AND state = 'active' AND query LIKE '%' || $1 || '%' AND query LIKE '%' || $2 || '%'
+		err := conn.QueryRow(`SELECT a.pid FROM pg_stat_activity AS a JOIN pg_locks AS l ON l.pid = a.pid
+			WHERE a.wait_event_type = 'Lock' AND a.state = 'active' AND a.query LIKE '%' || $2 || '%'
+				AND l.relation = $1::regclass AND (l.locktype = 'tuple' OR NOT l.granted)
 			LIMIT 1`, table, id).Scan(&pid)
 		if errors.Is(err, sql.ErrNoRows) {
 			return false, nil
