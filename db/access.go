@@ -3,8 +3,12 @@ package db
 import (
 	"context"
 	"fmt"
+	"reflect"
+	"strings"
 
 	"github.com/uptrace/bun"
+
+	"github.com/casegraph/casegraph/engine"
 )
 
 // CaseOfTask returns the id of the case of task id, whoever asks;
@@ -69,4 +73,65 @@ func TaskCaseOfMember(ctx context.Context, idb bun.IDB, userID, id string) (Task
 		return TaskCaseRef{}, ErrNotFound
 	}
 	return TaskCaseRef{CaseID: rows[0].CaseID, DefinitionHash: rows[0].DefinitionHash, Member: rows[0].Member}, nil
+}
+
+// TaskCaseRead is TaskCaseRef with, for a member, the case itself and the
+// member's account in its tenant (nil when the user has none there).
+type TaskCaseRead struct {
+	TaskCaseRef
+	Record  CaseRecord
+	Case    *engine.Case
+	Account *TenantUser
+}
+
+// taskCaseWithCase is taskCaseOfMember reading, for a member, the case
+// and the account too (caseAndAccount): the snapshot is sent only when
+// the caller is a member, who will need it.
+var taskCaseWithCase = newDialectStatement(func(idb bun.IDB, flavor Dialect) string {
+	var cols []string
+	for _, f := range idb.Dialect().Tables().Get(reflect.TypeFor[caseRow]()).Fields {
+		col := "case_row." + f.Name
+		if f.Name == "snapshot" {
+			col = "CASE WHEN task_case.member THEN " + col + " ELSE '' END AS snapshot"
+		}
+		cols = append(cols, col)
+	}
+	// The membership is a lookup of the team's key, evaluated once: as a
+	// join, the planner (without statistics, as after a bulk load) may
+	// read all of the user's memberships instead.
+	return "SELECT " + strings.Join(cols, ", ") + ", task_case.member, " + accountSelect(flavor) + `
+	FROM (SELECT t.case_id, EXISTS (SELECT 1 FROM case_team_members AS m
+		WHERE m.case_id = t.case_id AND m.member_type = 'user' AND m.member_id = ?0) AS member
+		FROM tasks AS t WHERE t.id = ?1 LIMIT 1) AS task_case
+	JOIN cases AS case_row ON case_row.id = task_case.case_id
+	LEFT JOIN tenant_users AS u ON u.tenant = case_row.tenant AND u.user_id = ?0`
+})
+
+// TaskCaseWithCase is TaskCaseOfMember that also reads, when userID has
+// a user row in the case's team, the case, unlocked, and userID's account
+// in its tenant, in the same statement: a command on the task then starts
+// from them instead of reading them again (one round trip less).
+func TaskCaseWithCase(ctx context.Context, idb bun.IDB, userID, id string) (TaskCaseRead, error) {
+	var rows []struct {
+		caseRow
+		Member bool `bun:"member"`
+		accountColumns
+	}
+	if err := taskCaseWithCase.scan(ctx, idb, &rows, userID, id); err != nil {
+		return TaskCaseRead{}, fmt.Errorf("db: select case of task: %w", err)
+	}
+	if len(rows) == 0 {
+		return TaskCaseRead{}, ErrNotFound
+	}
+	row := rows[0]
+	tc := TaskCaseRead{TaskCaseRef: TaskCaseRef{CaseID: row.ID, DefinitionHash: row.DefinitionHash, Member: row.Member}}
+	if !row.Member {
+		return tc, nil
+	}
+	c, err := decodeSnapshot(row.caseRow)
+	if err != nil {
+		return TaskCaseRead{}, err
+	}
+	tc.Record, tc.Case, tc.Account = row.record(), c, row.account(row.Tenant)
+	return tc, nil
 }

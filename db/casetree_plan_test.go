@@ -105,3 +105,52 @@ func plansWithoutSeqScan(t *testing.T, d *db.DB, queries []string) []string {
 	}))
 	return plans
 }
+
+// TestTaskCaseLookupUsesKeys checks the generic plan (the one PostgreSQL
+// keeps for a prepared statement) of a task command's lookup of its case
+// with the case and the caller's account (db.TaskCaseWithCase): the
+// caller's membership must be read by the team's whole key. Written as a
+// join, the plan read every membership of the caller instead (a
+// thousand index entries for a user in a thousand cases) and filtered
+// them by case.
+func TestTaskCaseLookupUsesKeys(t *testing.T) {
+	if !slices.Contains(dbtest.Flavors(), db.Postgres) {
+		t.Skip("the plans are PostgreSQL's")
+	}
+	d := setup(t, func(t *testing.T) *db.DB { return dbtest.Open(t, db.Postgres) })
+	newCase(t, d, caseSpec{id: "c1", name: "P", members: []engine.Member{user("alice", true)},
+		tasks: []*engine.PlanItem{humanTask("t1", "Review", "", "", engine.Unassigned, nil)}})
+	capture := &dbtest.Statements{Match: "FROM tasks AS t WHERE t.id ="}
+	//lint:ignore SA1019 the database is already in use; WithQueryHook would give a clone it does not use
+	d.AddQueryHook(capture)
+	for user, member := range map[string]bool{"alice": true, "mallory": false} {
+		tc, err := db.TaskCaseWithCase(ctx, d, user, "t1")
+		must(t, err)
+		if tc.CaseID != "c1" || tc.Member != member || (tc.Case != nil) != member || (tc.Account != nil) != member {
+			t.Errorf("TaskCaseWithCase(%s) = %+v, want case c1, member %v with the case and the account", user, tc, member)
+		}
+	}
+	queries := capture.All()
+	if len(queries) != 2 {
+		t.Fatalf("captured %d lookups, want 2", len(queries))
+	}
+	var plan []string
+	must(t, d.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		for _, q := range []string{"SET LOCAL plan_cache_mode = force_generic_plan", "SET LOCAL enable_seqscan = off", "PREPARE task_case AS " + queries[0]} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+		defer tx.ExecContext(ctx, "DEALLOCATE task_case") //nolint:errcheck
+		return tx.NewRaw("EXPLAIN EXECUTE task_case('alice', 't1')").Scan(ctx, &plan)
+	}))
+	text := strings.Join(plan, "\n")
+	for i, line := range plan {
+		if strings.Contains(line, " on case_team_members") && (i+1 == len(plan) || !strings.Contains(plan[i+1], "case_id = t.case_id")) {
+			t.Errorf("the membership is not read by the team's key:\n%s", text)
+		}
+	}
+	if !strings.Contains(text, " on case_team_members") {
+		t.Errorf("no membership read in the plan:\n%s", text)
+	}
+}

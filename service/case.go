@@ -270,11 +270,33 @@ func (s *Service) memberCaseOr(ctx context.Context, idb bun.IDB, op string, who 
 	if err != nil {
 		return caseAccess{}, wrap(op, err)
 	}
-	actor, err := s.caseActorOf(ctx, idb, op, who, rec.Tenant, c.Team, notFound, accountOrNone(acct))
+	return s.caseAccessOf(ctx, idb, op, who, caseRead{rec: rec, c: c, acct: acct}, notFound)
+}
+
+// caseRead is a case as read with the caller's account in its tenant (nil
+// when the caller has none there).
+type caseRead struct {
+	rec  db.CaseRecord
+	c    *engine.Case
+	acct *TenantUser
+}
+
+// caseReadOf is the case a task's lookup read with it, nil if none.
+func caseReadOf(tc db.TaskCaseRead) *caseRead {
+	if tc.Case == nil {
+		return nil
+	}
+	return &caseRead{rec: tc.Record, c: tc.Case, acct: tc.Account}
+}
+
+// caseAccessOf is the case read for the caller when the caller may act in
+// it (memberCaseOr); notFound otherwise.
+func (s *Service) caseAccessOf(ctx context.Context, idb bun.IDB, op string, who auth.Identity, r caseRead, notFound error) (caseAccess, error) {
+	actor, err := s.caseActorOf(ctx, idb, op, who, r.rec.Tenant, r.c.Team, notFound, accountOrNone(r.acct))
 	if err != nil {
 		return caseAccess{}, err
 	}
-	return caseAccess{rec: rec, c: c, actor: actor}, nil
+	return caseAccess{rec: r.rec, c: r.c, actor: actor}, nil
 }
 
 // isRoot reports whether the case is the root of its case tree: most are.

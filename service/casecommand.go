@@ -13,13 +13,14 @@ import (
 
 // caseCommand runs one engine command on a case for a team member.
 func (s *Service) caseCommand(ctx context.Context, op string, who auth.Identity, id string, cmd engine.Command) (LastModified, error) {
-	return s.caseCommandOr(ctx, op, who, id, CaseNotFound(op, id), cmd)
+	return s.caseCommandOr(ctx, op, who, id, CaseNotFound(op, id), nil, cmd)
 }
 
 // caseCommandOr is caseCommand answering a caller outside the team with
-// notFound (see memberCaseOr).
-func (s *Service) caseCommandOr(ctx context.Context, op string, who auth.Identity, id string, notFound error, cmd engine.Command) (LastModified, error) {
-	return s.caseChangeOr(ctx, op, who, id, notFound, func(_ bun.IDB, ca caseAccess, def *cmmn.Case, who auth.Identity) (engine.Outcome, error) {
+// notFound (see memberCaseOr), starting from the case as read by pre when
+// it is not nil (see caseChangeOr).
+func (s *Service) caseCommandOr(ctx context.Context, op string, who auth.Identity, id string, notFound error, pre *caseRead, cmd engine.Command) (LastModified, error) {
+	return s.caseChangeOr(ctx, op, who, id, notFound, pre, func(_ bun.IDB, ca caseAccess, def *cmmn.Case, who auth.Identity) (engine.Outcome, error) {
 		out, err := engine.ExecuteWithEffects(def, ca.c, cmd, ca.actor, engine.Env{Now: s.now(), NewID: newPlanItemID})
 		if err != nil {
 			return engine.Outcome{}, engineError(op, err)
@@ -47,16 +48,31 @@ func (s *Service) caseCommandOr(ctx context.Context, op string, who auth.Identit
 // instead of failing their version check again.
 func (s *Service) caseChange(ctx context.Context, op string, who auth.Identity, id string,
 	change func(idb bun.IDB, ca caseAccess, def *cmmn.Case, who auth.Identity) (engine.Outcome, error)) (LastModified, error) {
-	return s.caseChangeOr(ctx, op, who, id, CaseNotFound(op, id), change)
+	return s.caseChangeOr(ctx, op, who, id, CaseNotFound(op, id), nil, change)
 }
 
-func (s *Service) caseChangeOr(ctx context.Context, op string, who auth.Identity, id string, notFound error,
+// caseChangeOr is caseChange answering a caller outside the team with
+// notFound. pre, when not nil, is the case and the caller's account as a
+// statement of the caller's just read them unlocked (a task command finds
+// its task's case so): the first attempt without the lock starts from
+// them instead of reading them again.
+func (s *Service) caseChangeOr(ctx context.Context, op string, who auth.Identity, id string, notFound error, pre *caseRead,
 	change func(idb bun.IDB, ca caseAccess, def *cmmn.Case, who auth.Identity) (engine.Outcome, error)) (LastModified, error) {
 	who = s.commandIdentity(who)
 	var lm LastModified
 	err := s.oneBatchCommand(ctx, op, func(ctx context.Context, idb bun.IDB) error {
 		unlocked := !inTx(idb)
-		ca, err := s.memberCaseOr(ctx, idb, op, who, id, notFound)
+		var (
+			ca  caseAccess
+			err error
+		)
+		if unlocked && pre != nil {
+			// Once: the attempt edits the case it was given.
+			ca, err = s.caseAccessOf(ctx, idb, op, who, *pre, notFound)
+			pre = nil
+		} else {
+			ca, err = s.memberCaseOr(ctx, idb, op, who, id, notFound)
+		}
 		if err != nil {
 			return err
 		}

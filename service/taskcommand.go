@@ -20,12 +20,12 @@ import (
 // A command that changes nothing (claiming one's own task) succeeds.
 func (s *Service) taskCommand(ctx context.Context, op string, who auth.Identity, taskID string, cmd engine.Command) (LastModified, error) {
 	who = s.commandIdentity(who)
-	ref, err := s.taskCaseForCommand(ctx, op, who, taskID)
+	tc, err := s.taskCaseForCommand(ctx, op, who, taskID)
 	if err != nil {
 		return LastModified{}, err
 	}
-	caseID := ref.CaseID
-	lm, err := s.caseCommandOr(ctx, op, who, caseID, TaskNotFound(op, taskID), cmd)
+	caseID := tc.CaseID
+	lm, err := s.caseCommandOr(ctx, op, who, caseID, TaskNotFound(op, taskID), caseReadOf(tc), cmd)
 	if KindOf(err) == NotModified {
 		return LastModified{At: s.now(), ID: caseID}, nil
 	}
@@ -35,23 +35,33 @@ func (s *Service) taskCommand(ctx context.Context, op string, who auth.Identity,
 // taskCaseForCommand finds the case of a task for a command on it. A
 // caller with a user row in the case's team, the common case, is confirmed
 // by the same key lookup: the command checks the rest (a disabled account,
-// the task's role) in its transaction, answering with the task's NotFound
-// (memberCaseOr). Anyone else goes through the whole membership query
-// first, so that an outsider is refused before the command takes the
-// case's lock.
+// the task's role), answering with the task's NotFound (memberCaseOr). On
+// PostgreSQL the lookup also reads that caller's case and account, which
+// the command starts from (caseChange). Anyone else goes through the whole
+// membership query first, so that an outsider is refused before the
+// command reads the case or takes its lock.
 // The case's definition hash comes with it (empty after the whole query).
-func (s *Service) taskCaseForCommand(ctx context.Context, op string, who auth.Identity, taskID string) (db.TaskCaseRef, error) {
-	ref, err := db.TaskCaseOfMember(ctx, s.db, who.UserID, taskID)
+func (s *Service) taskCaseForCommand(ctx context.Context, op string, who auth.Identity, taskID string) (db.TaskCaseRead, error) {
+	var (
+		tc  db.TaskCaseRead
+		err error
+	)
+	if s.db.Flavor == db.Postgres {
+		tc, err = db.TaskCaseWithCase(ctx, s.db, who.UserID, taskID)
+	} else {
+		// SQLite's commands read the case in their transaction.
+		tc.TaskCaseRef, err = db.TaskCaseOfMember(ctx, s.db, who.UserID, taskID)
+	}
 	switch {
 	case errors.Is(err, db.ErrNotFound):
-		return db.TaskCaseRef{}, TaskNotFound(op, taskID)
+		return db.TaskCaseRead{}, TaskNotFound(op, taskID)
 	case err != nil:
-		return db.TaskCaseRef{}, wrap(op, err)
-	case ref.Member:
-		return ref, nil
+		return db.TaskCaseRead{}, wrap(op, err)
+	case tc.Member:
+		return tc, nil
 	}
 	caseID, err := s.taskCase(ctx, op, who, taskID)
-	return db.TaskCaseRef{CaseID: caseID}, err
+	return db.TaskCaseRead{TaskCaseRef: db.TaskCaseRef{CaseID: caseID}}, err
 }
 
 func (s *Service) taskCase(ctx context.Context, op string, who auth.Identity, taskID string) (string, error) {
@@ -116,14 +126,17 @@ func (s *Service) RevokeTask(ctx context.Context, who auth.Identity, taskID stri
 func (s *Service) CompleteTask(ctx context.Context, who auth.Identity, taskID string, output map[string]any) (LastModified, error) {
 	who = s.commandIdentity(who)
 	const op = "service.CompleteTask"
-	ref, err := s.taskCaseForCommand(ctx, op, who, taskID)
+	tc, err := s.taskCaseForCommand(ctx, op, who, taskID)
 	if err != nil {
 		return LastModified{}, err
 	}
-	caseID := ref.CaseID
+	caseID := tc.CaseID
 	// A definition without validators spares loading the case to look
 	// for the task's (the common case); the command checks the rest.
-	if ref.DefinitionHash == "" || s.mayHaveValidator(ctx, ref.DefinitionHash) {
+	pre := caseReadOf(tc)
+	if tc.DefinitionHash == "" || s.mayHaveValidator(ctx, tc.DefinitionHash) {
+		// A validator takes its time: the command reads the case afresh.
+		pre = nil
 		result, name, _, err := s.runValidator(ctx, op, who, caseID, taskID, output, false)
 		if err != nil {
 			return LastModified{}, err
@@ -133,7 +146,7 @@ func (s *Service) CompleteTask(ctx context.Context, who auth.Identity, taskID st
 			return LastModified{}, Ef(op, Invalid, "Output for task %s is invalid: %s", name, b)
 		}
 	}
-	lm, err := s.caseCommandOr(ctx, op, who, caseID, TaskNotFound(op, taskID), engine.CompleteHumanTask{PlanItemID: taskID, Output: output})
+	lm, err := s.caseCommandOr(ctx, op, who, caseID, TaskNotFound(op, taskID), pre, engine.CompleteHumanTask{PlanItemID: taskID, Output: output})
 	if KindOf(err) == NotModified {
 		return LastModified{At: s.now(), ID: caseID}, nil
 	}
