@@ -12,22 +12,14 @@ import (
 	"github.com/casegraph/casegraph/engine"
 )
 
-// caseActor decides whether the caller may reach a case of tenant with
-// team: as a user member, through a role of its enabled account in the
-// tenant, or through a mapping of a consent group of the tenant it is in. A team member whose account in the tenant is disabled is refused
-// with the reference engine's "account disabled" answer (REST 401, GraphQL
-// FORBIDDEN); anyone else who is not in the team gets NotFound. The SQL
-// filters (db's callerMembership) apply the same rule to every list.
-func (s *Service) caseActor(ctx context.Context, idb bun.IDB, op string, who auth.Identity, tenant string, team Team,
-	notFound error) (engine.Actor, error) {
-	acct, err := accountIn(ctx, idb, op, who, tenant)
-	if err != nil {
-		return engine.Actor{}, err
-	}
-	return s.caseActorOf(ctx, idb, op, who, tenant, team, notFound, acct)
-}
-
-// caseActorOf is caseActor with the caller's account (accountIn) read.
+// caseActorOf decides whether the caller, whose account in tenant is acct
+// (accountOrNone), may reach a case of tenant with team: as a user member,
+// through a role of its enabled account in the tenant, or through a
+// mapping of a consent group of the tenant it is in. A team member whose
+// account in the tenant is disabled is refused with the reference engine's
+// "account disabled" answer (REST 401, GraphQL FORBIDDEN); anyone else who
+// is not in the team gets NotFound. The SQL filters (db's
+// callerMembership) apply the same rule to every list.
 func (s *Service) caseActorOf(ctx context.Context, idb bun.IDB, op string, who auth.Identity, tenant string, team Team,
 	notFound error, acct TenantUser) (engine.Actor, error) {
 	groups, err := callerGroups(ctx, idb, who, tenant, team)
