@@ -146,10 +146,29 @@ func (b *tab) devSignIn(user string) {
 		`window.clickedAt = performance.timeOrigin + performance.now(); }, true); true`)
 }
 
+// click clicks the element xpath finds. A live event may re-render the
+// list between finding the element and clicking it (the browser answers
+// "Could not find node with given id"): the click is then tried again on
+// the element found afresh, as a person would click the redrawn row.
+func (b *tab) click(step, xpath string) {
+	b.t.Helper()
+	var err error
+	for attempt := 0; attempt < 5; attempt++ {
+		if err = chromedp.Do(b.ctx, chromedp.Click(chromedp.Search(xpath))); err == nil ||
+			!strings.Contains(err.Error(), "Could not find node") {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil {
+		b.t.Fatalf("%s, %s: %v", b.name, step, err)
+	}
+}
+
 // selectTask clicks the task named name in list (open or mine).
 func (b *tab) selectTask(list, name string) {
 	b.t.Helper()
-	b.run("select "+name, chromedp.Click(chromedp.Search(fmt.Sprintf(`//ul[@id=%q]//button[div[1][text()=%q]]`, list, name))))
+	b.click("select "+name, fmt.Sprintf(`//ul[@id=%q]//button[div[1][text()=%q]]`, list, name))
 	b.until(name+" is shown", fmt.Sprintf(`document.getElementById("detail-title").innerText === %q`, name))
 }
 
@@ -164,7 +183,7 @@ func (b *tab) typeInto(id, text string) {
 
 func (b *tab) button(text string) {
 	b.t.Helper()
-	b.run("press "+text, chromedp.Click(chromedp.Search(fmt.Sprintf(`//div[@id="detail"]//button[text()=%q]`, text))))
+	b.click("press "+text, fmt.Sprintf(`//div[@id="detail"]//button[text()=%q]`, text))
 }
 
 // TestInboxTwoTabsTwoReplicas: alice and bob, who both hold the roles of
