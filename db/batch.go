@@ -2,7 +2,6 @@ package db
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"reflect"
 	"slices"
@@ -95,30 +94,42 @@ func (b *stmtBatch) addExecutes(sql []byte, plain schema.QueryAppender) {
 // many rows go faster in one plain statement than in one EXECUTE each.
 const maxExecutesPerStatement = 8
 
-// plainBatchKey holds, in the context of a multiQuery's run with
-// EXECUTEs of preparedWrites, the multiQuery, for paramConn to run its
-// plain form on a connection without them.
+// plainBatchKey holds, in the context of a batch's run, its plainBatch.
 type plainBatchKey struct{}
+
+// plainBatch is a batch with EXECUTEs of preparedWrites (query) and the
+// same batch in plain statements, for paramConn to run on a connection
+// without them.
+type plainBatch struct {
+	query string
+	plain func() (string, error)
+}
 
 // exec runs the gathered statements in order and returns the rows affected
 // by the last one, the only count a multi-statement query reports.
 func (b *stmtBatch) exec(ctx context.Context) (int64, error) {
-	if b.multi {
-		q, err := b.query()
-		if err != nil || q.sql == "" {
-			return 0, err
-		}
-		res, err := q.exec(ctx, b.idb)
-		if err != nil {
-			return 0, err
-		}
-		affected, _ := res.RowsAffected()
-		return affected, nil
-	}
-	stmts, err := b.stmts, b.err
+	stmts, plain, err := b.stmts, b.plain, b.err
 	b.stmts, b.plain, b.err = nil, nil, nil
-	if err != nil {
+	if err != nil || len(stmts) == 0 {
 		return 0, err
+	}
+	if b.multi {
+		query := strings.Join(stmts, ";\n")
+		if len(plain) > 0 {
+			parts := stmts
+			ctx = context.WithValue(ctx, plainBatchKey{}, &plainBatch{query: query, plain: func() (string, error) {
+				out := slices.Clone(parts)
+				for i, q := range plain {
+					sql, err := q.AppendQuery(b.gen, nil)
+					if err != nil {
+						return "", fmt.Errorf("db: build plain statements: %w", err)
+					}
+					out[i] = string(sql)
+				}
+				return strings.Join(out, ";\n"), nil
+			}})
+		}
+		stmts = []string{query}
 	}
 	var affected int64
 	for _, s := range stmts {
@@ -129,76 +140,4 @@ func (b *stmtBatch) exec(ctx context.Context) (int64, error) {
 		affected, _ = res.RowsAffected()
 	}
 	return affected, nil
-}
-
-// multiQuery is a multi-statement query, with the same statements in
-// plain form when some are EXECUTEs of preparedWrites (plain is then not
-// nil).
-type multiQuery struct {
-	sql   string
-	plain func() (string, error)
-}
-
-// query takes the gathered statements as one multi-statement query
-// (PostgreSQL).
-func (b *stmtBatch) query() (multiQuery, error) {
-	stmts, plain, err := b.stmts, b.plain, b.err
-	b.stmts, b.plain, b.err = nil, nil, nil
-	if err != nil || len(stmts) == 0 {
-		return multiQuery{}, err
-	}
-	q := multiQuery{sql: strings.Join(stmts, ";\n")}
-	if len(plain) > 0 {
-		gen := b.gen
-		q.plain = func() (string, error) {
-			out := slices.Clone(stmts)
-			for i, p := range plain {
-				sql, err := p.AppendQuery(gen, nil)
-				if err != nil {
-					return "", fmt.Errorf("db: build plain statements: %w", err)
-				}
-				out[i] = string(sql)
-			}
-			return strings.Join(out, ";\n"), nil
-		}
-	}
-	return q, nil
-}
-
-// joinQueries makes one multi-statement query of qs, in order.
-func joinQueries(qs []multiQuery) multiQuery {
-	var q multiQuery
-	sqls := make([]string, len(qs))
-	plain := false
-	for i, p := range qs {
-		sqls[i] = p.sql
-		plain = plain || p.plain != nil
-	}
-	q.sql = strings.Join(sqls, ";\n")
-	if plain {
-		q.plain = func() (string, error) {
-			out := slices.Clone(sqls)
-			for i, p := range qs {
-				if p.plain == nil {
-					continue
-				}
-				sql, err := p.plain()
-				if err != nil {
-					return "", err
-				}
-				out[i] = sql
-			}
-			return strings.Join(out, ";\n"), nil
-		}
-	}
-	return q
-}
-
-// exec runs q on idb; paramConn runs q.plain instead on a connection
-// without the prepared writes.
-func (q multiQuery) exec(ctx context.Context, idb bun.IDB) (sql.Result, error) {
-	if q.plain != nil {
-		ctx = context.WithValue(ctx, plainBatchKey{}, &q)
-	}
-	return idb.ExecContext(ctx, q.sql)
 }

@@ -259,17 +259,7 @@ func SaveCase(ctx context.Context, idb bun.IDB, w CaseWrite) (int64, error) {
 		// transaction: the last one's count is the version check.
 		b.add("update case", update)
 	}
-	var n int64
-	if d, ok := idb.(*DB); ok && b.multi {
-		// No transaction: the writes go with those of the commands on
-		// other cases that arrive at the same moment (caseUpdates).
-		var q multiQuery
-		if q, err = b.query(); err == nil {
-			err = d.caseUpdates().write(ctx, caseUpdate{caseID: rec.ID, readVersion: rec.Version, query: q})
-		}
-	} else {
-		n, err = b.exec(ctx)
-	}
+	n, err := b.exec(ctx)
 	switch {
 	case err != nil && (isStaleCaseWrite(err) || isEventSeqTaken(err)):
 		// Another command on the case committed since this one read it:

@@ -56,10 +56,8 @@ type DB struct {
 	*bun.DB
 	Flavor Dialect // which SQL the database speaks
 
-	startsOnce  sync.Once
-	starts      *groupCommit[newCases] // see caseStarts
-	updatesOnce sync.Once
-	updates     *groupCommit[caseUpdate] // see caseUpdates
+	startsOnce sync.Once
+	starts     *caseStarts // see caseStarts
 }
 
 // Open connects to the database named by url: a postgres:// or

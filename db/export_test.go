@@ -33,36 +33,27 @@ func (d *DB) MigrateBefore(ctx context.Context, name string) error {
 // queue every start until release, which writes what queued with one
 // flusher: a test then knows which starts go together.
 func (d *DB) HoldCaseStarts() (queued func() int, release func()) {
-	return d.caseStarts().hold()
-}
-
-// HoldCaseUpdates is HoldCaseStarts for the writes of commands on cases
-// read without a lock (caseUpdates).
-func (d *DB) HoldCaseUpdates() (queued func() int, release func()) {
-	return d.caseUpdates().hold()
-}
-
-func (g *groupCommit[T]) hold() (queued func() int, release func()) {
+	c := d.caseStarts()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
-		g.mu.Lock()
-		if g.flushers == 0 || time.Now().After(deadline) {
+		c.mu.Lock()
+		if c.flushers == 0 || time.Now().After(deadline) {
 			// None left from an earlier round to take what queues now.
-			g.flushers = maxGroupFlushers
-			g.mu.Unlock()
+			c.flushers = maxStartFlushers
+			c.mu.Unlock()
 			break
 		}
-		g.mu.Unlock()
+		c.mu.Unlock()
 	}
 	queued = func() int {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		return len(g.pending)
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return len(c.pending)
 	}
 	release = func() {
-		g.mu.Lock()
-		g.flushers = 1
-		g.mu.Unlock()
-		go g.flush()
+		c.mu.Lock()
+		c.flushers = 1
+		c.mu.Unlock()
+		go c.flush()
 	}
 	return queued, release
 }

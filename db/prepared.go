@@ -153,8 +153,8 @@ func (c *paramConn) QueryContext(ctx context.Context, query string, args []drive
 }
 
 func (c *paramConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	p, ok := ctx.Value(plainBatchKey{}).(*multiQuery)
-	if !ok || p.sql != query {
+	p, ok := ctx.Value(plainBatchKey{}).(*plainBatch)
+	if !ok || p.query != query {
 		return c.stdlibConn.ExecContext(ctx, query, c.bind(ctx, query, args))
 	}
 	if !c.writesPrepared {
