@@ -140,3 +140,33 @@ func BenchmarkCloneCase(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkDecodeCase decodes a stored case as db.decodeSnapshot does
+// (UnmarshalJSON) and through json.Unmarshal, which scans the input twice
+// more before it calls UnmarshalJSON.
+func BenchmarkDecodeCase(b *testing.B) {
+	data, err := json.Marshal(fullCase())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("UnmarshalJSON", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		for b.Loop() {
+			var c Case
+			if err := c.UnmarshalJSON(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("json.Unmarshal", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		for b.Loop() {
+			var c Case
+			if err := json.Unmarshal(data, &c); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
