@@ -149,24 +149,22 @@ func BenchmarkDecodeCase(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Run("UnmarshalJSON", func(b *testing.B) {
-		b.SetBytes(int64(len(data)))
-		b.ReportAllocs()
-		for b.Loop() {
-			var c Case
-			if err := c.UnmarshalJSON(data); err != nil {
-				b.Fatal(err)
+	for _, decode := range []struct {
+		name string
+		run  func(*Case) error
+	}{
+		{"UnmarshalJSON", func(c *Case) error { return c.UnmarshalJSON(data) }},
+		{"json.Unmarshal", func(c *Case) error { return json.Unmarshal(data, c) }},
+	} {
+		b.Run(decode.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var c Case
+				if err := decode.run(&c); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-	})
-	b.Run("json.Unmarshal", func(b *testing.B) {
-		b.SetBytes(int64(len(data)))
-		b.ReportAllocs()
-		for b.Loop() {
-			var c Case
-			if err := json.Unmarshal(data, &c); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+		})
+	}
 }
