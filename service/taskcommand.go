@@ -143,7 +143,7 @@ func (s *Service) CompleteTask(ctx context.Context, who auth.Identity, taskID st
 		}
 		if len(result) > 0 {
 			b, _ := json.Marshal(result)
-			return LastModified{}, Ef(op, Invalid, "Output for task %s is invalid: %s", name, b)
+			return LastModified{}, Ef(op, Invalid, "Output for task %s is invalid\n%s", name, b)
 		}
 	}
 	lm, err := s.caseCommandOr(ctx, op, who, caseID, TaskNotFound(op, taskID), pre, engine.CompleteHumanTask{PlanItemID: taskID, Output: output})
@@ -252,11 +252,17 @@ func (s *Service) runValidator(ctx context.Context, op string, who auth.Identity
 	}
 	metadata := map[string]any{"caseInstanceId": caseID, "taskId": taskID, "taskName": name, "user": who.UserID}
 	result, err := s.callValidator(ctx, op, validator, output, metadata)
+	if err != nil && !check {
+		// Complete answers as the reference engine does, without the
+		// validator's own words; the log keeps them.
+		s.logger.WarnContext(ctx, "task validator failed", "case", caseID, "task", taskID, "validator", validator.Name(), "err", err)
+		return nil, name, lm, Ef(op, Invalid, "Output for task %s could not be validated due to an error", name)
+	}
 	return result, name, lm, err
 }
 
 // callValidator posts the output to the validator's URL and returns its
-// JSON answer. Non-2xx answers and unreachable services are Invalid.
+// JSON answer. Answers outside 2xx and unreachable services are Invalid.
 func (s *Service) callValidator(ctx context.Context, op string, p *cmmn.Process, output, metadata map[string]any) (map[string]any, error) {
 	impl := p.Implementation()
 	if impl == nil || impl.ChildText("url") == "" {
@@ -299,7 +305,9 @@ func (s *Service) callValidator(ctx context.Context, op string, p *cmmn.Process,
 		return nil, Ef(op, Invalid, "The validator %s failed: %v", p.Name(), err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, Ef(op, Invalid, "The validator %s failed with status %d: %s", p.Name(), resp.StatusCode, strings.TrimSpace(string(data)))
+		// The reference engine's words; the answer's body stays out of a
+		// message its caller sees.
+		return nil, Ef(op, Invalid, "Unexpected http response code %d", resp.StatusCode)
 	}
 	result := map[string]any{}
 	if len(bytes.TrimSpace(data)) > 0 {
