@@ -97,7 +97,13 @@ func TestTaskWorkflow(t *testing.T) {
 		if tk := taskNamed(t, env, "alice", id, "Triage"); tk.TaskState != "Assigned" || tk.Assignee != "alice" || tk.Owner != "alice" {
 			t.Fatalf("after claim %+v", tk)
 		}
-		expect(t, taskDo(env, "alice", "PUT", triage.ID, "claim", nil), 202, "{}") // own task: no-op
+		// Claiming one's own task changes nothing, and answers the case's
+		// last change, as the reference engine answers its actor's.
+		again := taskDo(env, "alice", "PUT", triage.ID, "claim", nil)
+		expect(t, again, 202, "{}")
+		if got, want := again.Header.Get("Case-Last-Modified"), resp.Header.Get("Case-Last-Modified"); got != want {
+			t.Errorf("Case-Last-Modified of a claim that changed nothing = %q, want the claim's before it, %q", got, want)
+		}
 		expect(t, taskDo(env, "alice", "PUT", triage.ID, "revoke", nil), 202, "{}")
 		if tk := taskNamed(t, env, "alice", id, "Triage"); tk.TaskState != "Unassigned" || tk.Assignee != "" || tk.Owner != "" {
 			t.Fatalf("after revoke %+v", tk)

@@ -52,7 +52,8 @@ func (s *Service) caseChange(ctx context.Context, op string, who auth.Identity, 
 }
 
 // caseChangeOr is caseChange answering a caller outside the team with
-// notFound. pre, when not nil, is the case and the caller's account as a
+// notFound; with a NotModified error it also returns the case's last
+// modification as it found it. pre, when not nil, is the case and the caller's account as a
 // statement of the caller's just read them unlocked (a task command finds
 // its task's case so): the first attempt without the lock starts from
 // them instead of reading them again.
@@ -79,6 +80,9 @@ func (s *Service) caseChangeOr(ctx context.Context, op string, who auth.Identity
 		if unlocked && !ca.isRoot() {
 			return errNeedsTx
 		}
+		// A change that changes nothing (NotModified) answers the case's
+		// last change, as the reference engine answers its actor's.
+		lm = LastModified{At: ca.c.LastModified, ID: id}
 		def, err := s.caseDefinition(ctx, idb, ca.rec, ca.c)
 		if err != nil {
 			return err

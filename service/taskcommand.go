@@ -27,7 +27,7 @@ func (s *Service) taskCommand(ctx context.Context, op string, who auth.Identity,
 	caseID := tc.CaseID
 	lm, err := s.caseCommandOr(ctx, op, who, caseID, TaskNotFound(op, taskID), caseReadOf(tc), cmd)
 	if KindOf(err) == NotModified {
-		return LastModified{At: s.now(), ID: caseID}, nil
+		return lm, nil
 	}
 	return lm, err
 }
@@ -148,7 +148,7 @@ func (s *Service) CompleteTask(ctx context.Context, who auth.Identity, taskID st
 	}
 	lm, err := s.caseCommandOr(ctx, op, who, caseID, TaskNotFound(op, taskID), pre, engine.CompleteHumanTask{PlanItemID: taskID, Output: output})
 	if KindOf(err) == NotModified {
-		return LastModified{At: s.now(), ID: caseID}, nil
+		return lm, nil
 	}
 	return lm, err
 }
