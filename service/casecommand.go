@@ -53,10 +53,10 @@ func (s *Service) caseChange(ctx context.Context, op string, who auth.Identity, 
 
 // caseChangeOr is caseChange answering a caller outside the team with
 // notFound; with a NotModified error it also returns the case's last
-// modification as it found it. pre, when not nil, is the case and the caller's account as a
-// statement of the caller's just read them unlocked (a task command finds
-// its task's case so): the first attempt without the lock starts from
-// them instead of reading them again.
+// modification as it found it. pre, when not nil, is the case and the
+// caller's account as a statement of the caller's just read them unlocked
+// (a task command finds its task's case so): the first attempt without the
+// lock starts from them instead of reading them again.
 func (s *Service) caseChangeOr(ctx context.Context, op string, who auth.Identity, id string, notFound error, pre *caseRead,
 	change func(idb bun.IDB, ca caseAccess, def *cmmn.Case, who auth.Identity) (engine.Outcome, error)) (LastModified, error) {
 	who = s.commandIdentity(who)

@@ -26,6 +26,13 @@ func (s *Service) taskCommand(ctx context.Context, op string, who auth.Identity,
 	}
 	caseID := tc.CaseID
 	lm, err := s.caseCommandOr(ctx, op, who, caseID, TaskNotFound(op, taskID), caseReadOf(tc), cmd)
+	return unchangedIsDone(lm, err)
+}
+
+// unchangedIsDone answers a task command that changed nothing (claiming
+// one's own task) as done, with the case's last change that caseChangeOr
+// returns beside NotModified.
+func unchangedIsDone(lm LastModified, err error) (LastModified, error) {
 	if KindOf(err) == NotModified {
 		return lm, nil
 	}
@@ -147,10 +154,7 @@ func (s *Service) CompleteTask(ctx context.Context, who auth.Identity, taskID st
 		}
 	}
 	lm, err := s.caseCommandOr(ctx, op, who, caseID, TaskNotFound(op, taskID), pre, engine.CompleteHumanTask{PlanItemID: taskID, Output: output})
-	if KindOf(err) == NotModified {
-		return lm, nil
-	}
-	return lm, err
+	return unchangedIsDone(lm, err)
 }
 
 // SaveTaskOutput stores output on the task without completing it.
