@@ -69,10 +69,11 @@ func buildReadRows(rec CaseRecord, st ReadState) (readRows, error) {
 		if err != nil {
 			return readRows{}, fmt.Errorf("db: encode task output: %w", err)
 		}
+		modified, modifiedBy := t.Modified(p)
 		r.tasks = append(r.tasks, taskRow{ID: p.ID, CaseID: rec.ID, Tenant: rec.Tenant, CaseName: rec.Name, TaskName: p.Name,
 			TaskState: string(t.State), Role: t.Role, Assignee: t.Assignee, Owner: t.Owner, DueDate: t.DueDate,
-			CreatedOn: p.CreatedOn, CreatedBy: t.CreatedBy, ActivatedOn: t.ActivatedOn, LastModified: p.LastModified,
-			ModifiedBy: p.ModifiedBy, Input: string(input), Output: string(output), TaskModel: t.TaskModel,
+			CreatedOn: p.CreatedOn, CreatedBy: t.CreatedBy, ActivatedOn: t.ActivatedOn, LastModified: modified,
+			ModifiedBy: modifiedBy, Input: string(input), Output: string(output), TaskModel: t.TaskModel,
 			Documentation: t.Documentation})
 	}
 	file, err := json.Marshal(nonNilMap(c.File))

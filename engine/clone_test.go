@@ -20,7 +20,7 @@ func fullCase() *Case {
 				Seq: 4, ExitCriterion: "x1", TimerDue: &due, SubCaseID: "sub",
 				Task: &HumanTask{Role: "Clerk", State: Assigned, Assignee: "carl", Owner: "carl", DueDate: &due,
 					Input: map[string]any{"a": []any{int64(1), map[string]any{"b": "c"}}}, Output: map[string]any{"o": true},
-					TaskModel: "{}", ActivatedOn: at, CreatedBy: "alice", Documentation: "doc"},
+					TaskModel: "{}", ActivatedOn: at, CreatedBy: "alice", LastModified: at, ModifiedBy: "carl", Documentation: "doc"},
 				Process: &ProcessRun{CallID: "call", Calls: 2, StatusCode: 500, FailureReason: "down",
 					Pending: &ProcessResult{Failed: true, Reason: "r", StatusCode: 200, Output: map[string]any{"x": []any{"y"}}}}},
 		},

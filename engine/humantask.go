@@ -25,18 +25,27 @@ func (r *run) humanTaskTransition(p *PlanItem, from State) error {
 	switch {
 	case p.State == Suspended && from == Active:
 		t.State = TaskSuspended
-		r.emit(HumanTaskSuspended{TaskID: p.ID, State: t.State})
+		r.taskEvent(p, HumanTaskSuspended{TaskID: p.ID, State: t.State})
 	case p.State == Active && from == Suspended:
 		t.State = workflowState(t)
-		r.emit(HumanTaskResumed{TaskID: p.ID, State: t.State})
+		r.taskEvent(p, HumanTaskResumed{TaskID: p.ID, State: t.State})
 	case p.State == Completed:
 		t.State = TaskCompleted
-		r.emit(HumanTaskCompleted{TaskID: p.ID, Output: canonicalMap(t.Output), State: t.State})
+		r.taskEvent(p, HumanTaskCompleted{TaskID: p.ID, Output: canonicalMap(t.Output), State: t.State})
 	case p.State == Terminated:
 		t.State = TaskTerminated
-		r.emit(HumanTaskTerminated{TaskID: p.ID, State: t.State})
+		r.taskEvent(p, HumanTaskTerminated{TaskID: p.ID, State: t.State})
 	}
 	return nil
+}
+
+// taskEvent records an event of p's task and stamps the task with the
+// change, as the reference engine's task records are: a claim or a save
+// moves the task's lastModified (and the task lists sorted by it) while
+// the plan item, which did not transition, keeps its own.
+func (r *run) taskEvent(p *PlanItem, payload any) {
+	p.Task.LastModified, p.Task.ModifiedBy = r.env.Now, r.actor.UserID
+	r.emit(payload)
 }
 
 // workflowState is the state an active task is in given who has it.
@@ -108,7 +117,7 @@ func (r *run) activate(p *PlanItem) error {
 			}
 		}
 	}
-	r.emit(HumanTaskActivated{CaseInstanceID: r.c.ID, TaskID: p.ID, TaskName: p.Name, Role: t.Role, State: t.State,
+	r.taskEvent(p, HumanTaskActivated{CaseInstanceID: r.c.ID, TaskID: p.ID, TaskName: p.Name, Role: t.Role, State: t.State,
 		Input: canonicalMap(t.Input), TaskModel: t.TaskModel, DueDate: t.DueDate, Assignee: assignee,
 		CreatedOn: r.env.Now, CreatedBy: r.actor.UserID})
 	// The reference engine's order: activation; the assignee joins the
@@ -116,11 +125,11 @@ func (r *run) activate(p *PlanItem) error {
 	if assignee != "" {
 		r.addToTeam(assignee, t.Role, "IDP")
 		t.Assignee, t.Owner, t.State = assignee, assignee, Assigned
-		r.emit(HumanTaskAssigned{TaskID: p.ID, Assignee: assignee, Owner: assignee, State: t.State})
-		r.emit(HumanTaskOwnerChanged{TaskID: p.ID, Owner: assignee})
+		r.taskEvent(p, HumanTaskAssigned{TaskID: p.ID, Assignee: assignee, Owner: assignee, State: t.State})
+		r.taskEvent(p, HumanTaskOwnerChanged{TaskID: p.ID, Owner: assignee})
 	}
 	if t.DueDate != nil {
-		r.emit(HumanTaskDueDateFilled{TaskID: p.ID, DueDate: *t.DueDate})
+		r.taskEvent(p, HumanTaskDueDateFilled{TaskID: p.ID, DueDate: *t.DueDate})
 	}
 	return nil
 }

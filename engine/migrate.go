@@ -262,7 +262,7 @@ func (m *migration) report(r *run) {
 				role = h.Performer().Name()
 			}
 			p.Task.Role = role
-			r.emit(HumanTaskMigrated{TaskID: p.ID, TaskName: p.Name, Role: role, State: p.Task.State})
+			r.taskEvent(p, HumanTaskMigrated{TaskID: p.ID, TaskName: p.Name, Role: role, State: p.Task.State})
 		}
 		if p.State == Active && d.Stage() != nil {
 			r.scheduleCheck(p)

@@ -185,9 +185,23 @@ type HumanTask struct {
 	TaskModel   string    `json:"taskModel,omitempty"`
 	ActivatedOn time.Time `json:"activatedOn"`
 	CreatedBy   string    `json:"createdBy"`
+	// LastModified and ModifiedBy are the task's own last change: any
+	// workflow command or transition of the task. Zero in snapshots
+	// written before tasks kept them; Modified then answers the plan
+	// item's, which was the task's until then.
+	LastModified time.Time `json:"lastModified,omitzero"`
+	ModifiedBy   string    `json:"modifiedBy,omitempty"`
 	// Documentation is the plan item's documentation text (else its
 	// definition's), shown with the task as the reference engine does.
 	Documentation string `json:"documentation,omitempty"`
+}
+
+// Modified is when and by whom the task of plan item p last changed.
+func (t *HumanTask) Modified(p *PlanItem) (time.Time, string) {
+	if t.LastModified.IsZero() {
+		return p.LastModified, p.ModifiedBy
+	}
+	return t.LastModified, t.ModifiedBy
 }
 
 // MemberType tells a user member from a tenant-role member and a

@@ -126,14 +126,14 @@ func (r *run) claim(p *PlanItem, user string) {
 	t.Assignee, t.State = user, Assigned
 	old := t.Owner
 	t.Owner = user
-	r.emit(HumanTaskClaimed{TaskID: p.ID, Assignee: user, Owner: user, State: t.State})
+	r.taskEvent(p, HumanTaskClaimed{TaskID: p.ID, Assignee: user, Owner: user, State: t.State})
 	r.ownerChanged(p, old)
 }
 
 // ownerChanged records a new owner of the task, if it is new.
 func (r *run) ownerChanged(p *PlanItem, old string) {
 	if p.Task.Owner != old {
-		r.emit(HumanTaskOwnerChanged{TaskID: p.ID, Owner: p.Task.Owner})
+		r.taskEvent(p, HumanTaskOwnerChanged{TaskID: p.ID, Owner: p.Task.Owner})
 	}
 }
 
@@ -170,7 +170,7 @@ func (r *run) assignTask(cmd AssignTask) error {
 	}
 	old := t.Owner
 	t.Assignee, t.Owner, t.State = to, to, Assigned
-	r.emit(HumanTaskAssigned{TaskID: p.ID, Assignee: to, Owner: to, State: t.State})
+	r.taskEvent(p, HumanTaskAssigned{TaskID: p.ID, Assignee: to, Owner: to, State: t.State})
 	r.ownerChanged(p, old)
 	return nil
 }
@@ -209,7 +209,7 @@ func (r *run) delegateTask(cmd DelegateTask) error {
 		t.Owner = r.actor.UserID
 	}
 	t.Assignee, t.State = to, Delegated
-	r.emit(HumanTaskDelegated{TaskID: p.ID, Assignee: to, Owner: t.Owner, State: t.State})
+	r.taskEvent(p, HumanTaskDelegated{TaskID: p.ID, Assignee: to, Owner: t.Owner, State: t.State})
 	r.ownerChanged(p, old)
 	return nil
 }
@@ -235,7 +235,7 @@ func (r *run) revokeTask(cmd RevokeTask) error {
 	default:
 		t.Assignee, t.Owner, t.State = "", "", Unassigned
 	}
-	r.emit(HumanTaskRevoked{TaskID: p.ID, Assignee: t.Assignee, Owner: t.Owner, State: t.State})
+	r.taskEvent(p, HumanTaskRevoked{TaskID: p.ID, Assignee: t.Assignee, Owner: t.Owner, State: t.State})
 	r.ownerChanged(p, old)
 	return nil
 }
@@ -256,7 +256,7 @@ func (r *run) saveTaskOutput(cmd SaveTaskOutput) error {
 		out = map[string]any{}
 	}
 	p.Task.Output = out
-	r.emit(HumanTaskOutputSaved{TaskID: p.ID, Output: canonicalMap(out)})
+	r.taskEvent(p, HumanTaskOutputSaved{TaskID: p.ID, Output: canonicalMap(out)})
 	return nil
 }
 

@@ -35,6 +35,13 @@ func setupIncident(t *testing.T, env *servertest.Env, severity int) string {
 	t.Helper()
 	createTenant(t, env, "acme")
 	expect(t, deploy(env, "alice", "incident.xml", readModel(t, "incident.xml")), 204, "")
+	return startIncident(t, env, severity)
+}
+
+// startIncident starts one more case of the incident model deployed by
+// setupIncident.
+func startIncident(t *testing.T, env *servertest.Env, severity int) string {
+	t.Helper()
 	resp := env.Do(servertest.Request{Method: "POST", Path: "/cases", User: "alice", Body: map[string]any{
 		"definition": "incident", "tenant": "acme",
 		"inputs": map[string]any{"Incident": map[string]any{"Title": "Mail down", "Severity": severity, "Reporter": "eve"}},

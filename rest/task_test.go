@@ -353,3 +353,84 @@ func TestTaskRecordIsOneShape(t *testing.T) {
 		}
 	})
 }
+
+// TestTaskLastModifiedFollowsWorkflow: a workflow command that changes a
+// task stamps the task with the command's instant and user, as the
+// reference engine's task records are stamped, so GET /tasks (newest
+// change first) brings a task just claimed forward; its plan item, which
+// did not transition, keeps its own time.
+func TestTaskLastModifiedFollowsWorkflow(t *testing.T) {
+	type stamped struct {
+		ID           string `json:"id"`
+		Name         string `json:"name"`
+		TaskName     string `json:"taskName"`
+		LastModified string `json:"lastModified"`
+		ModifiedBy   string `json:"modifiedBy"`
+	}
+	instant := func(t *testing.T, text string) time.Time {
+		t.Helper()
+		at, err := time.Parse(time.RFC3339Nano, strings.Split(text, ";")[0])
+		if err != nil {
+			t.Fatalf("instant %q: %v", text, err)
+		}
+		return at
+	}
+	task := func(t *testing.T, env *servertest.Env, user, id string) stamped {
+		t.Helper()
+		var s stamped
+		resp := env.Do(servertest.Request{Method: "GET", Path: "/tasks/" + id, User: user})
+		expect(t, resp, 200, "")
+		resp.JSON(t, &s)
+		return s
+	}
+	triageItem := func(t *testing.T, env *servertest.Env, caseID string) stamped {
+		t.Helper()
+		var c struct {
+			PlanItems []stamped `json:"planitems"`
+		}
+		resp := env.Do(servertest.Request{Method: "GET", Path: "/cases/" + caseID, User: "alice"})
+		expect(t, resp, 200, "")
+		resp.JSON(t, &c)
+		for _, p := range c.PlanItems {
+			if p.Name == "Triage" {
+				return p
+			}
+		}
+		t.Fatalf("no Triage plan item in %+v", c.PlanItems)
+		return stamped{}
+	}
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		older := taskNamed(t, env, "alice", setupIncident(t, env, 1), "Triage")
+		newer := taskNamed(t, env, "alice", startIncident(t, env, 1), "Triage")
+		if got := tasksOf(t, env, "alice", ""); len(got) != 2 || got[0].ID != newer.ID {
+			t.Fatalf("alice's tasks before the claim = %+v, want the newer case's first", got)
+		}
+		item := triageItem(t, env, older.CaseID)
+
+		resp := taskDo(env, "alice", "PUT", older.ID, "claim", nil)
+		expect(t, resp, 202, "{}")
+		claimed := instant(t, resp.Header.Get("Case-Last-Modified"))
+		if got := tasksOf(t, env, "alice", ""); len(got) != 2 || got[0].ID != older.ID {
+			t.Fatalf("alice's tasks after claiming the older = %+v, want it first", got)
+		}
+		if got := task(t, env, "alice", older.ID); !instant(t, got.LastModified).Equal(claimed) || got.ModifiedBy != "alice" {
+			t.Fatalf("claimed task %+v, want lastModified %v by alice", got, claimed)
+		}
+		if got := triageItem(t, env, older.CaseID); got.LastModified != item.LastModified || got.ModifiedBy != item.ModifiedBy {
+			t.Fatalf("plan item after the claim %+v, want it untouched as %+v", got, item)
+		}
+
+		expect(t, taskDo(env, "alice", "PUT", older.ID, "assign", map[string]string{"assignee": "nina"}), 202, "{}")
+		resp = taskDo(env, "nina", "PUT", older.ID, "", map[string]any{"Notes": "on it"})
+		expect(t, resp, 202, "{}")
+		if got := task(t, env, "nina", older.ID); !instant(t, got.LastModified).Equal(instant(t, resp.Header.Get("Case-Last-Modified"))) || got.ModifiedBy != "nina" {
+			t.Fatalf("saved task %+v, want the save's instant by nina", got)
+		}
+		// A command that changes nothing leaves the stamp alone.
+		before := task(t, env, "alice", newer.ID)
+		expect(t, taskDo(env, "alice", "PUT", newer.ID, "revoke", nil), 202, "{}")
+		if got := task(t, env, "alice", newer.ID); got != before {
+			t.Fatalf("revoking an unassigned task changed it: %+v, was %+v", got, before)
+		}
+	})
+}

@@ -59,9 +59,10 @@ func taskOfRow(r db.Task) Task {
 // from the case's state: the same values db writes into the task row.
 func taskOfState(rec CaseRecord, p *PlanItem) Task {
 	t := p.Task
+	modified, modifiedBy := t.Modified(p)
 	return Task{ID: p.ID, CaseID: rec.ID, Tenant: rec.Tenant, CaseName: rec.Name, TaskName: p.Name, TaskState: string(t.State),
 		Role: t.Role, Assignee: t.Assignee, Owner: t.Owner, DueDate: t.DueDate, Duration: TaskDuration(t.ActivatedOn, t.DueDate),
-		CreatedOn: p.CreatedOn, CreatedBy: t.CreatedBy, ActivatedOn: t.ActivatedOn, LastModified: p.LastModified, ModifiedBy: p.ModifiedBy,
+		CreatedOn: p.CreatedOn, CreatedBy: t.CreatedBy, ActivatedOn: t.ActivatedOn, LastModified: modified, ModifiedBy: modifiedBy,
 		Input: jsonObjectOf(t.Input), Output: jsonObjectOf(t.Output), TaskModel: taskModelJSON(t.TaskModel), Documentation: t.Documentation}
 }
 
