@@ -332,6 +332,52 @@ func TestCaseFileRoutes(t *testing.T) {
 	})
 }
 
+// TestCaseFilePathsAsSent: a path with an empty, "." or ".." segment is
+// taken as sent, as the reference engine takes it. ServeMux redirected it
+// to the cleaned path before the token was checked, and a client that
+// followed the redirect changed another item than it named.
+func TestCaseFilePathsAsSent(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		id := setupPermit(t, env)
+		file := func() string {
+			resp := env.Do(servertest.Request{Method: "GET", Path: "/cases/" + id + "/casefile", User: "bob"})
+			expect(t, resp, 200, "")
+			return resp.Body
+		}
+		before := file()
+		for _, c := range []struct{ method, op, item, part string }{
+			{"PUT", "update", "Application//Floors", ""},
+			{"POST", "create", "/Decision", ""},
+			{"PUT", "replace", "Decision//", ""},
+			{"DELETE", "delete", "Application/../Decision", ".."},
+			{"PUT", "update", "./Application", "."},
+		} {
+			var body any = map[string]any{"Floors": 9}
+			if c.method == "DELETE" {
+				body = nil
+			}
+			path := "/cases/" + id + "/casefile/" + c.op + "/" + c.item
+			expect(t, env.Do(servertest.Request{Method: c.method, Path: path, User: "bob", Body: body}), 400,
+				"The path '"+c.item+"' is invalid, since the part '"+c.part+"' is not defined in the case file")
+			// Membership and the token come first, as on every route.
+			expect(t, env.Do(servertest.Request{Method: c.method, Path: path, User: "zed", Body: body}), 404, "A case with id '"+id+"' cannot be found.")
+			expect(t, env.Do(servertest.Request{Method: c.method, Path: path, Body: body}), 401, "")
+		}
+		if after := file(); after != before {
+			t.Fatalf("the case file changed from %s to %s", before, after)
+		}
+		// Elsewhere such a path matches no route: no redirect either.
+		resp := env.Do(servertest.Request{Method: "GET", Path: "/cases//" + id + "/casefile", User: "bob"})
+		expect(t, resp, 404, "The requested resource could not be found but may be available again in the future.")
+		if loc := resp.Header.Get("Location"); loc != "" {
+			t.Errorf("Location %q", loc)
+		}
+		expect(t, env.Do(servertest.Request{Method: "POST", Path: "/cases/" + id + "/casefile/create/../../" + id + "/casefile/create/Decision", User: "bob",
+			Body: map[string]any{"Approved": true}}), 400, "")
+		expect(t, env.Do(servertest.Request{Method: "PUT", Path: "/cases/" + id + "//debug/true", User: "bob"}), 405, "")
+	})
+}
+
 func TestDebugMode(t *testing.T) {
 	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
 		id := setupPermit(t, env)

@@ -2,13 +2,85 @@ package rest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
+	"path"
+	"strings"
 
 	"github.com/casegraph/casegraph/auth"
 	"github.com/casegraph/casegraph/service"
 )
+
+// caseFileOps are the case file's write routes.
+var caseFileOps = []struct {
+	method, name string
+	op           service.CaseFileOp
+}{{"POST", "create", service.FileCreate}, {"PUT", "update", service.FileUpdate}, {"PUT", "replace", service.FileReplace}, {"DELETE", "delete", service.FileDelete}}
+
+// caseFilePathKey carries a case file item's path as the client sent it,
+// for a URL that ServeMux would have cleaned (UncleanPaths).
+type caseFilePathKey struct{}
+
+// UncleanPaths serves the requests whose path ServeMux would clean, those
+// with an empty, "." or ".." segment. The mux answers them with a redirect
+// to the cleaned path, before any token is checked, and a client that
+// follows it changes another item than it named: Claim//Lines became
+// Claim/Lines. The reference engine takes paths as sent: in a case file
+// item's path such segments make the command's 400 (the path is invalid),
+// anywhere else the path matches no route, which unknown answers.
+func UncleanPaths(mux, unknown http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if sent := r.URL.EscapedPath(); r.Method == http.MethodConnect || cleanURLPath(sent) == sent {
+			mux.ServeHTTP(w, r)
+			return
+		}
+		id, op, itemPath, ok := caseFileItemURL(r.Method, r.URL.Path)
+		if !ok {
+			unknown.ServeHTTP(w, r)
+			return
+		}
+		routed := r.Clone(context.WithValue(r.Context(), caseFilePathKey{}, itemPath))
+		// Any item path routes the same: the handler takes the one sent.
+		routed.URL.Path, routed.URL.RawPath = "/cases/"+id+"/casefile/"+op+"/-", ""
+		mux.ServeHTTP(w, routed)
+	})
+}
+
+// caseFileItemURL splits the path of a case file write route, whose case
+// id and operation are clean segments, into those and the item's path.
+func caseFileItemURL(method, urlPath string) (id, op, itemPath string, ok bool) {
+	rest, ok := strings.CutPrefix(urlPath, "/cases/")
+	if !ok {
+		return "", "", "", false
+	}
+	id, rest, _ = strings.Cut(rest, "/")
+	rest, ok = strings.CutPrefix(rest, "casefile/")
+	if !ok || id == "" || id == "." || id == ".." {
+		return "", "", "", false
+	}
+	op, itemPath, ok = strings.Cut(rest, "/")
+	for _, o := range caseFileOps {
+		if ok && o.name == op && o.method == method {
+			return id, op, itemPath, true
+		}
+	}
+	return "", "", "", false
+}
+
+// cleanURLPath is the path ServeMux routes a request by (its cleanPath):
+// path.Clean that keeps a trailing slash.
+func cleanURLPath(p string) string {
+	if p == "" || p[0] != '/' {
+		p = "/" + p
+	}
+	clean := path.Clean(p)
+	if strings.HasSuffix(p, "/") && clean != "/" {
+		clean += "/"
+	}
+	return clean
+}
 
 func (a *API) caseFile(w http.ResponseWriter, r *http.Request, who auth.Identity) {
 	file, err := a.svc.CaseFile(r.Context(), who, r.PathValue("caseId"))
@@ -32,7 +104,11 @@ func (a *API) changeCaseFile(op service.CaseFileOp) authedHandler {
 			}
 			value = v
 		}
-		lm, err := a.svc.ChangeCaseFile(r.Context(), who, r.PathValue("caseId"), op, r.PathValue("path"), value)
+		itemPath := r.PathValue("path")
+		if sent, ok := r.Context().Value(caseFilePathKey{}).(string); ok {
+			itemPath = sent
+		}
+		lm, err := a.svc.ChangeCaseFile(r.Context(), who, r.PathValue("caseId"), op, itemPath, value)
 		if err != nil {
 			a.writeError(w, r, err)
 			return

@@ -87,10 +87,7 @@ func (a *API) Register(m *http.ServeMux) {
 	mux.Handle("GET /cases/{caseId}/planitems/{planItemId}", a.authed(a.planItem))
 	mux.Handle("POST /cases/{caseId}/planitems/{planItem}/{transition}", a.authed(a.makeTransition))
 	mux.Handle("GET /cases/{caseId}/casefile", a.authed(a.caseFile))
-	for _, op := range []struct {
-		method, name string
-		op           service.CaseFileOp
-	}{{"POST", "create", service.FileCreate}, {"PUT", "update", service.FileUpdate}, {"PUT", "replace", service.FileReplace}, {"DELETE", "delete", service.FileDelete}} {
+	for _, op := range caseFileOps {
 		h := a.authed(a.changeCaseFile(op.op))
 		mux.Handle(op.method+" /cases/{caseId}/casefile/"+op.name, h)
 		mux.Handle(op.method+" /cases/{caseId}/casefile/"+op.name+"/{path...}", h)

@@ -163,14 +163,15 @@ func (s *Server) routes() http.Handler {
 	// The reference engine serves static files for any GET path, so an
 	// unknown GET is 404 and any other unknown request 405; clients rely
 	// on the 405.
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	unknown := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet || r.Method == http.MethodHead {
 			writeText(w, http.StatusNotFound, "The requested resource could not be found but may be available again in the future.")
 			return
 		}
 		methodNotAllowed(mux, w, r)
 	})
-	return s.traced(s.middleware(mux))
+	mux.Handle("/", unknown)
+	return s.traced(s.middleware(rest.UncleanPaths(mux, unknown)))
 }
 
 // Handler is the server's HTTP handler.
