@@ -107,20 +107,16 @@ func (a *API) removeTeamMember(typ service.MemberType, param string) authedHandl
 		t := typ
 		if t == "" {
 			// DELETE /caseteam/{memberId}?memberType=role (the guide) or
-			// ?type=role (the code).
+			// ?type=role (the code). As in the reference engine, any other
+			// type names a user.
 			q := r.URL.Query()
 			kind := q.Get("memberType")
 			if kind == "" {
 				kind = q.Get("type")
 			}
-			switch strings.ToLower(kind) {
-			case "role":
+			t = service.UserMember
+			if strings.EqualFold(kind, "role") {
 				t = service.RoleMember
-			case "", "user":
-				t = service.UserMember
-			default:
-				a.writeError(w, r, service.Ef("rest.removeTeamMember", service.Invalid, "Member type '%s' is not valid; use user or role", kind))
-				return
 			}
 		}
 		a.teamChanged(w, r)(a.svc.RemoveCaseTeamMember(r.Context(), who, r.PathValue("caseId"), r.PathValue(param), t))

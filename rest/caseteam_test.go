@@ -82,9 +82,16 @@ func TestCaseTeamRoutes(t *testing.T) {
 		if !team.TenantRoles[0].IsOwner || team.TenantRoles[0].CaseRoles[0] != "Clerk" {
 			t.Fatalf("clerk role after upsert = %+v", team.TenantRoles[0])
 		}
-		// Legacy delete with ?type= and ?memberType=.
-		expect(t, do("alice", "DELETE", "/dan", nil), 200, "{}")
+		// Legacy delete with ?type= and ?memberType=; any type but role
+		// names a user, as in the reference engine.
+		expect(t, do("alice", "DELETE", "/dan?type=alien", nil), 200, "{}")
 		expect(t, do("alice", "DELETE", "/clerk?memberType=role", nil), 200, "{}")
+		team = getTeam(t, env, "bob", id)
+		for _, u := range team.Users {
+			if u.UserID == "dan" || len(team.TenantRoles) != 0 {
+				t.Fatalf("team after the legacy deletes = %+v", team)
+			}
+		}
 
 		// Replace the whole team, in the reference's format and in the seed's.
 		expect(t, do("alice", "POST", "", map[string]any{"users": []map[string]any{}}), 400, "The new case team cannot be empty")

@@ -104,7 +104,7 @@ func TestDocumentationIdentifiersAndHistory(t *testing.T) {
 		expect(t, env.Do(servertest.Request{Method: "GET", Path: "/cases/" + id + "/documentation/planitems/" + itemByName(t, c, "Fix").ID, User: "bob"}),
 			200, `null`)
 		expect(t, env.Do(servertest.Request{Method: "GET", Path: "/cases/" + id + "/documentation/casefile", User: "bob"}),
-			200, `[{"path":"Incident","documentation":{"textFormat":"text/plain","text":"What was reported"}}]`)
+			200, `[{"path":"Incident","documentation":{"textFormat":"text/markdown","text":"What was reported"}}]`)
 
 		expect(t, env.Do(servertest.Request{Method: "GET", Path: "/identifiers", User: "bob"}),
 			200, `[{"caseInstanceId":"`+id+`","tenant":"acme","name":"Title","value":"Mail down"}]`)

@@ -41,22 +41,37 @@ func (s *Service) DocumentationOf(ctx context.Context, v CaseView, planItemID st
 	if err != nil {
 		return nil, wrap(op, err)
 	}
-	text := ""
+	// The first of these that is documented answers: the case plan's
+	// item documents the case, a plan item its definition.
+	var documented []documentedElement
 	if p.StageID == "" {
-		text = def.Documentation()
-		if text == "" {
-			text = def.Plan().Documentation()
-		}
+		documented = append(documented, def, def.Plan())
 	} else if pd := def.PlanItem(p.DefinitionID); pd != nil {
-		text = pd.Documentation()
-		if text == "" && pd.Definition() != nil {
-			text = pd.Definition().Documentation()
+		documented = append(documented, pd)
+		if pd.Definition() != nil {
+			documented = append(documented, pd.Definition())
 		}
 	}
-	if text == "" {
-		return nil, nil
+	for _, e := range documented {
+		if doc := documentationOf(e); doc != nil {
+			return doc, nil
+		}
 	}
-	return &Documentation{TextFormat: "text/plain", Text: text}, nil
+	return nil, nil
+}
+
+// documentedElement is a definition element that may carry documentation.
+type documentedElement interface {
+	Documentation() string
+	DocumentationFormat() string
+}
+
+// documentationOf is e's documentation, nil when it has none.
+func documentationOf(e documentedElement) *Documentation {
+	if e.Documentation() == "" {
+		return nil
+	}
+	return &Documentation{TextFormat: e.DocumentationFormat(), Text: e.Documentation()}
 }
 
 // CaseFileDocumentation is the documentation of one case file item.
@@ -79,8 +94,8 @@ func (s *Service) CaseFileDocumentation(ctx context.Context, who auth.Identity, 
 	}
 	out := []CaseFileDocumentation{}
 	for _, item := range def.CaseFileItems() {
-		if doc := item.Documentation(); doc != "" {
-			out = append(out, CaseFileDocumentation{Path: item.Path(), Documentation: Documentation{TextFormat: "text/plain", Text: doc}})
+		if doc := documentationOf(item); doc != nil {
+			out = append(out, CaseFileDocumentation{Path: item.Path(), Documentation: *doc})
 		}
 	}
 	return out, nil

@@ -26,6 +26,8 @@ func (e *ValidationError) Error() string {
 // the types that embed it.
 type element struct {
 	id, name, doc string
+	// docFormat is the textFormat of <documentation>, "" when not given.
+	docFormat string
 }
 
 // ID returns the element's id attribute.
@@ -37,6 +39,15 @@ func (e *element) Name() string { return e.name }
 // Documentation returns the text of the element's <documentation>, or of its
 // older description attribute; "" when there is none.
 func (e *element) Documentation() string { return e.doc }
+
+// DocumentationFormat returns the MIME type the documentation is written
+// in: its textFormat attribute, text/plain by default as in CMMN.
+func (e *element) DocumentationFormat() string {
+	if e.docFormat == "" {
+		return "text/plain"
+	}
+	return e.docFormat
+}
 
 // describe names an element for a problem message: its kind and, when
 // present, name and id.

@@ -105,7 +105,11 @@ func (b *builder) err() error {
 
 // elem reads the attributes every element has.
 func elem(n *Node) element {
-	return element{id: n.Attr("id"), name: n.Attr("name"), doc: documentation(n)}
+	e := element{id: n.Attr("id"), name: n.Attr("name"), doc: documentation(n)}
+	if d := n.Child("documentation"); d != nil {
+		e.docFormat = strings.TrimSpace(d.Attr("textFormat"))
+	}
+	return e
 }
 
 // documentation returns the text of <documentation><text>, falling back to

@@ -160,6 +160,8 @@ func checkCaseFile(t *testing.T, d *Definitions) {
 	check(t, "Order.Child()", c.CaseFileItem("Order").Child("Invoice"), c.CaseFileItem("Order/Invoice"))
 	check(t, "Order documentation", c.CaseFileItem("Order").Documentation(), "The order being handled")
 	check(t, "Invoice description", c.CaseFileItem("Order/Invoice").Documentation(), "Older description attribute")
+	check(t, "Order documentation format", c.CaseFileItem("Order").DocumentationFormat(), "text/html")
+	check(t, "Invoice description format", c.CaseFileItem("Order/Invoice").DocumentationFormat(), "text/plain")
 	check(t, "CaseFileItem(bad path)", c.CaseFileItem("Order/Nope"), (*CaseFileItem)(nil))
 
 	checkList(t, "Inputs()", names(c.Inputs()), []string{"Order", "Lines"})

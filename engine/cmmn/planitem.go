@@ -42,6 +42,7 @@ type PlanItemDefinition interface {
 	ID() string
 	Name() string
 	Documentation() string
+	DocumentationFormat() string
 	// Type returns the plan item type the definition gives its items.
 	Type() PlanItemType
 	// Case returns the case declaring the definition.
