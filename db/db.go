@@ -90,11 +90,32 @@ func Open(ctx context.Context, dsn, dataDir string) (*DB, error) {
 	}
 	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if err := d.PingContext(pingCtx); err != nil {
-		d.Close()
-		return nil, fmt.Errorf("db: connect to %s: %w", d.Flavor, err)
+	for {
+		err := d.PingContext(pingCtx)
+		if err == nil {
+			return d, nil
+		}
+		// A connection's first statements switch the file to WAL, which
+		// answers SQLITE_BUSY at once, without the busy timeout, while
+		// another process's connection is switching it too (servers
+		// started together on one new file, TestMigrateTogether).
+		if d.Flavor != SQLite || !strings.Contains(err.Error(), "SQLITE_BUSY") || !sleepCtx(pingCtx, 20*time.Millisecond) {
+			d.Close()
+			return nil, fmt.Errorf("db: connect to %s: %w", d.Flavor, err)
+		}
 	}
-	return d, nil
+}
+
+// sleepCtx waits for d, or until ctx ends: false then.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 func openPostgres(dsn string) (*DB, error) {
