@@ -228,6 +228,7 @@ func SaveCase(ctx context.Context, idb bun.IDB, w CaseWrite) (int64, error) {
 		case err != nil:
 			return 0, fmt.Errorf("db: save case: %w", err)
 		}
+		cases.keep(row.ID, row.Version, row.Snapshot, w.State.CloneStored())
 		return row.Version, nil
 	}
 	b := newStmtBatch(idb)
@@ -272,6 +273,7 @@ func SaveCase(ctx context.Context, idb bun.IDB, w CaseWrite) (int64, error) {
 	case !b.multi && n == 0:
 		return 0, ErrStaleVersion
 	}
+	cases.keep(row.ID, row.Version, row.Snapshot, w.State.CloneStored())
 	return row.Version, nil
 }
 
@@ -529,6 +531,12 @@ func loadCaseWhere(ctx context.Context, idb bun.IDB, id, lock, cond string) (Cas
 }
 
 func decodeSnapshot(row caseRow) (*engine.Case, error) {
+	if c, ok := cases.state(row); ok {
+		if verifyCachedCase {
+			checkCachedCase(row, c)
+		}
+		return c, nil
+	}
 	var c engine.Case
 	// Not json.Unmarshal(data, &c): that scans the snapshot twice (to
 	// validate it, then to find the end of the value it hands to

@@ -109,3 +109,31 @@ func cloneValue(v any) any {
 	}
 	return v
 }
+
+// CloneStored is Clone in the form the clone's JSON decodes to: the
+// collections its JSON leaves out when empty are nil, as decoding leaves
+// them. A state kept in place of its snapshot (db's snapshot cache) must
+// be the one a read would decode, to the last empty map.
+func (c *Case) CloneStored() *Case {
+	out := c.Clone()
+	if len(out.FileStates) == 0 {
+		out.FileStates = nil
+	}
+	if len(out.FileTransitions) == 0 {
+		out.FileTransitions = nil
+	}
+	if len(out.FileCurrent) == 0 {
+		out.FileCurrent = nil
+	}
+	for _, p := range out.PlanItems {
+		if p != nil && p.Process != nil && p.Process.Pending != nil && len(p.Process.Pending.Output) == 0 {
+			p.Process.Pending.Output = nil
+		}
+	}
+	for i := range out.Team.Members {
+		if len(out.Team.Members[i].Mappings) == 0 {
+			out.Team.Members[i].Mappings = nil
+		}
+	}
+	return out
+}

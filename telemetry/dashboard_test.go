@@ -24,6 +24,7 @@ func exportedNames(t *testing.T) map[string]bool {
 	}
 	defer pool.Close()
 	m.AddDB(pool, "sqlite")
+	m.AddSnapshotCache(func() (int64, int64, int) { return 1, 1, 1 })
 	m.RequestStarted()("GET /cases/{caseId}", "GET", 200, time.Millisecond)
 	m.command("StartCase", "ok", time.Millisecond, 1)
 	m.timerFired(time.Second)

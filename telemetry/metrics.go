@@ -98,6 +98,22 @@ func (m *Metrics) AddDB(pool *sql.DB, name string) {
 	m.reg.MustRegister(collectors.NewDBStatsCollector(pool, name))
 }
 
+// AddSnapshotCache exports the figures of the process's cache of case
+// states (db.CachedSnapshots) read by stats: reads that started from a
+// kept state, reads that decoded their snapshot, and the bytes kept.
+func (m *Metrics) AddSnapshotCache(stats func() (hits, misses int64, bytes int)) {
+	m.reg.MustRegister(
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "casegraph_case_cache_hits_total",
+			Help: "Case reads that started from the state this process wrote instead of decoding the snapshot."},
+			func() float64 { h, _, _ := stats(); return float64(h) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "casegraph_case_cache_misses_total",
+			Help: "Case reads that decoded the case's snapshot."},
+			func() float64 { _, miss, _ := stats(); return float64(miss) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "casegraph_case_cache_bytes",
+			Help: "Bytes of case snapshots whose decoded states the process keeps."},
+			func() float64 { _, _, b := stats(); return float64(b) }))
+}
+
 // Handler serves the metrics in the Prometheus text format.
 func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg, MaxRequestsInFlight: 4})

@@ -80,6 +80,10 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 	if !cfg.NoMetrics {
 		metrics = telemetry.NewMetrics()
 		metrics.AddDB(d.DB.DB, string(d.Flavor))
+		metrics.AddSnapshotCache(func() (int64, int64, int) {
+			s := db.CachedSnapshots()
+			return s.Hits, s.Misses, s.Bytes
+		})
 	}
 	if cfg.TracerProvider != nil {
 		d.DB = d.WithQueryHook(telemetry.SQLHook(cfg.TracerProvider, string(d.Flavor)))
