@@ -374,7 +374,11 @@ func TestCaseFilePathsAsSent(t *testing.T) {
 		}
 		expect(t, env.Do(servertest.Request{Method: "POST", Path: "/cases/" + id + "/casefile/create/../../" + id + "/casefile/create/Decision", User: "bob",
 			Body: map[string]any{"Approved": true}}), 400, "")
-		expect(t, env.Do(servertest.Request{Method: "PUT", Path: "/cases/" + id + "//debug/true", User: "bob"}), 405, "")
+		resp = env.Do(servertest.Request{Method: "PUT", Path: "/cases/" + id + "//debug/true", User: "bob"})
+		expect(t, resp, 405, "")
+		if allow := resp.Header.Get("Allow"); allow != "GET, HEAD" {
+			t.Errorf("Allow %q for a path no route serves, want GET, HEAD", allow)
+		}
 	})
 }
 

@@ -32,7 +32,7 @@ type caseFilePathKey struct{}
 // anywhere else the path matches no route, which unknown answers.
 func UncleanPaths(mux, unknown http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if sent := r.URL.EscapedPath(); r.Method == http.MethodConnect || cleanURLPath(sent) == sent {
+		if r.Method == http.MethodConnect || IsCleanPath(r.URL.EscapedPath()) {
 			mux.ServeHTTP(w, r)
 			return
 		}
@@ -61,25 +61,29 @@ func caseFileItemURL(method, urlPath string) (id, op, itemPath string, ok bool) 
 		return "", "", "", false
 	}
 	op, itemPath, ok = strings.Cut(rest, "/")
+	if !ok {
+		return "", "", "", false
+	}
 	for _, o := range caseFileOps {
-		if ok && o.name == op && o.method == method {
+		if o.name == op && o.method == method {
 			return id, op, itemPath, true
 		}
 	}
 	return "", "", "", false
 }
 
-// cleanURLPath is the path ServeMux routes a request by (its cleanPath):
-// path.Clean that keeps a trailing slash.
-func cleanURLPath(p string) string {
+// IsCleanPath reports whether ServeMux routes the escaped path p as it is,
+// without redirecting it: p is its cleanPath, path.Clean keeping a
+// trailing slash.
+func IsCleanPath(p string) bool {
 	if p == "" || p[0] != '/' {
-		p = "/" + p
+		return false
 	}
 	clean := path.Clean(p)
 	if strings.HasSuffix(p, "/") && clean != "/" {
 		clean += "/"
 	}
-	return clean
+	return clean == p
 }
 
 func (a *API) caseFile(w http.ResponseWriter, r *http.Request, who auth.Identity) {

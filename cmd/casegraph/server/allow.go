@@ -3,6 +3,8 @@ package server
 import (
 	"net/http"
 	"strings"
+
+	"github.com/casegraph/casegraph/rest"
 )
 
 // probeMethods are the methods a route may serve; HEAD comes with GET.
@@ -13,11 +15,15 @@ var probeMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, ht
 // matches (the reference engine serves static files for any GET path).
 func methodNotAllowed(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) {
 	var allowed []string
-	for _, m := range probeMethods {
-		probe := r.Clone(r.Context())
-		probe.Method = m
-		if _, pattern := mux.Handler(probe); pattern != "" && pattern != "/" {
-			allowed = append(allowed, m)
+	// ServeMux matches an unclean path to the route of its cleaned form,
+	// which does not serve it (rest.UncleanPaths): no route does.
+	if rest.IsCleanPath(r.URL.EscapedPath()) {
+		for _, m := range probeMethods {
+			probe := r.Clone(r.Context())
+			probe.Method = m
+			if _, pattern := mux.Handler(probe); pattern != "" && pattern != "/" {
+				allowed = append(allowed, m)
+			}
 		}
 	}
 	if len(allowed) == 0 {
