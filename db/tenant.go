@@ -99,9 +99,30 @@ func tenantOf(row tenantRow) Tenant {
 		LastModified: row.LastModified, ModifiedBy: row.ModifiedBy, Version: row.Version}
 }
 
+// IDTaken reports whether id names a case (live, archived or deleted), a
+// tenant or a consent group. The reference engine keeps one id space for
+// all of them (each is an actor whose persistence id is its id), so a
+// tenant or a group cannot take a case's id, nor the reverse. Creation
+// checks it in its transaction; PostgreSQL's read committed leaves a
+// window in which two creations of different kinds with one id, at the
+// same instant, both succeed. Each kind is looked up in its own table,
+// so nothing breaks when they do.
+func IDTaken(ctx context.Context, idb bun.IDB, id string) (bool, error) {
+	var taken bool
+	err := idb.NewRaw(`SELECT EXISTS (SELECT 1 FROM cases WHERE id = ?)
+		OR EXISTS (SELECT 1 FROM retired_case_ids WHERE id = ?)
+		OR EXISTS (SELECT 1 FROM tenants WHERE name = ?)
+		OR EXISTS (SELECT 1 FROM consent_groups WHERE id = ?)`, id, id, id, id).Scan(ctx, &taken)
+	if err != nil {
+		return false, fmt.Errorf("db: select id taken: %w", err)
+	}
+	return taken, nil
+}
+
 // startChecks is the statement of StartChecks.
 var startChecks = newDialectStatement(func(_ bun.IDB, flavor Dialect) string {
-	return `SELECT EXISTS (SELECT 1 FROM retired_case_ids AS r WHERE r.id = ?) AS retired,
+	return `SELECT (EXISTS (SELECT 1 FROM retired_case_ids AS r WHERE r.id = ?)
+		OR EXISTS (SELECT 1 FROM consent_groups AS g WHERE g.id = ?)) AS retired,
 	t.name, t.enabled, d.name AS definition_name, d.hash AS definition_hash, ` + accountSelect(flavor) + `
 	FROM (SELECT 1 AS one) AS one
 	LEFT JOIN tenants AS t ON t.name IN (?, ?)
@@ -111,7 +132,8 @@ var startChecks = newDialectStatement(func(_ bun.IDB, flavor Dialect) string {
 
 // StartCheck is what a start case checks before anything else.
 type StartCheck struct {
-	// Retired: the id belonged to an archived or deleted case.
+	// Retired: the id belonged to an archived or deleted case, or names
+	// a consent group (see IDTaken).
 	Retired bool
 	// Tenants are those of the id and of the case's tenant that exist,
 	// with whether each is enabled.
@@ -135,7 +157,7 @@ func StartChecks(ctx context.Context, idb bun.IDB, id, tenant, definition, userI
 		DefinitionHash sql.NullString `bun:"definition_hash"`
 		accountColumns
 	}
-	if err := startChecks.scan(ctx, idb, &rows, id, id, tenant, tenant, definition, tenant, userID); err != nil {
+	if err := startChecks.scan(ctx, idb, &rows, id, id, id, tenant, tenant, definition, tenant, userID); err != nil {
 		return StartCheck{}, fmt.Errorf("db: select start checks: %w", err)
 	}
 	out := StartCheck{Tenants: make(map[string]bool, 2)}

@@ -47,7 +47,7 @@ func TestConsentGroups(t *testing.T) {
 			t.Fatalf("created %+v", g)
 		}
 		_, err = client.CreateConsentGroup(ctx, env.GraphQL("alice"), "acme", in)
-		expectCode(t, err, "BAD_USER_INPUT", "Failure while handling message CreateConsentGroup. Check the server logs for more details")
+		expectCode(t, err, "BAD_USER_INPUT", "Failure while handling message CreateConsentGroup. Check the server logs for more details. Consent group already exists")
 		_, err = client.CreateConsentGroup(ctx, env.GraphQL("alice"), "acme",
 			client.CreateConsentGroupInput{Members: []client.ConsentGroupMemberInput{{UserId: "bob"}}})
 		expectCode(t, err, "BAD_USER_INPUT", "Consent group must have at least one owner")

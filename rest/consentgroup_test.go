@@ -122,3 +122,47 @@ func TestDeleteTenantDeletesGroups(t *testing.T) {
 		createGroup(t, env, "other", "g", map[string]any{"userId": "bob", "isOwner": true})
 	})
 }
+
+// TestOneIDSpace: cases, tenants and consent groups share one id space,
+// as the reference engine's actors do, whichever kind comes first.
+func TestOneIDSpace(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		caseID := setupPermit(t, env)
+		createGroup(t, env, "acme", "grp", map[string]any{"userId": "alice", "isOwner": true})
+		const (
+			startFailed  = "Failure while handling message StartCase. Check the server logs for more details"
+			groupFailed  = "Failure while handling message CreateConsentGroup. Check the server logs for more details. Consent group already exists"
+			tenantFailed = "Failure while handling message CreateTenant. Check the server logs for more details. Tenant already exists"
+		)
+		start := func(id string) *servertest.Response {
+			return env.Do(servertest.Request{Method: "POST", Path: "/cases", User: "alice",
+				Body: map[string]any{"definition": "permit", "tenant": "acme", "caseInstanceId": id}})
+		}
+		group := func(id string) *servertest.Response {
+			return env.Do(servertest.Request{Method: "POST", Path: "/tenant/acme/consent-groups", User: "alice",
+				Body: map[string]any{"id": id, "members": []map[string]any{{"userId": "alice", "isOwner": true}}}})
+		}
+		tenant := func(name string) *servertest.Response {
+			return env.Do(servertest.Request{Method: "POST", Path: "/platform", User: admin,
+				Body: tenantBody(name, user{UserID: "alice", IsOwner: true})})
+		}
+		expect(t, start("grp"), 400, startFailed)
+		expect(t, group(caseID), 400, groupFailed)
+		expect(t, group("acme"), 400, groupFailed)
+		expect(t, tenant(caseID), 400, tenantFailed)
+		expect(t, tenant("grp"), 400, tenantFailed)
+
+		// Nothing of the refused creations was written.
+		expect(t, env.Do(servertest.Request{Method: "GET", Path: "/cases/grp", User: "alice"}), 404, "")
+		expect(t, env.Do(servertest.Request{Method: "GET", Path: "/consent-group/" + caseID, User: "alice"}), 404, "")
+		expect(t, env.Do(servertest.Request{Method: "GET", Path: "/tenant/" + caseID + "/users", User: "alice"}), 404, "")
+		// The group and the case kept what they were.
+		if got := groupUserIDs(t, env, "alice", "grp"); len(got) != 1 || got[0] != "alice" {
+			t.Errorf("group grp members %v, want [alice]", got)
+		}
+		expect(t, env.Do(servertest.Request{Method: "GET", Path: "/cases/" + caseID, User: "alice"}), 200, "")
+		// An unused id is still free for every kind.
+		expect(t, group("free_group"), 200, `{"groupId":"free_group"}`)
+		expect(t, tenant("free_tenant"), 204, "")
+	})
+}

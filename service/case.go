@@ -84,9 +84,10 @@ func (s *Service) startCase(ctx context.Context, op string, who auth.Identity, i
 	}
 	var out CaseStarted
 	err := s.oneBatchCommand(ctx, op, func(ctx context.Context, tx bun.IDB) error {
-		// The reference engine keeps one id space for cases and tenants:
-		// StartCase to a tenant's id reaches that tenant and fails.
-		// Nor does it reuse the id of an archived or deleted case.
+		// The reference engine keeps one id space for cases, tenants and
+		// consent groups: StartCase to a tenant's or a group's id reaches
+		// that actor and fails. Nor does it reuse the id of an archived or
+		// deleted case.
 		check, err := db.StartChecks(ctx, tx, id, tenant, definitionFileName(in.Definition), who.UserID)
 		if err != nil {
 			return err

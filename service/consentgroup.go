@@ -40,7 +40,7 @@ const (
 	msgGroupLastOwnerFm       = "Cannot remove group ownership of user %s. There must be at least one group owner."
 	msgGroupNotFoundFm        = "A consent group with id '%s' cannot be found."
 	msgGroupMemberNotFoundFm  = "A consent group member with user id '%s' cannot be found."
-	msgGroupExists            = "Failure while handling message CreateConsentGroup. Check the server logs for more details"
+	msgGroupExists            = "Failure while handling message CreateConsentGroup. Check the server logs for more details. Consent group already exists"
 )
 
 // groupMember resolves the caller as a member of the group: a caller who
@@ -103,6 +103,13 @@ func (s *Service) CreateConsentGroup(ctx context.Context, who auth.Identity, ten
 		}
 		if !u.IsOwner {
 			return E(op, NotAllowed, msgOnlyTenantOwnersGroups)
+		}
+		// One id space for consent groups, cases and tenants, as the
+		// reference engine's actors have.
+		if taken, err := db.IDTaken(ctx, tx, id); err != nil {
+			return err
+		} else if taken {
+			return E(op, Invalid, msgGroupExists)
 		}
 		if err := db.CreateConsentGroup(ctx, tx, g); errors.Is(err, db.ErrExists) {
 			return E(op, Invalid, msgGroupExists)

@@ -35,7 +35,15 @@ func (s *Service) CreateTenant(ctx context.Context, who auth.Identity, name stri
 	now := s.now()
 	t := Tenant{Name: name, Enabled: true, CreatedAt: now, CreatedBy: who.UserID, LastModified: now, ModifiedBy: who.UserID, Version: 1}
 	err = s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
-		err := db.CreateTenant(ctx, tx, t, list)
+		// One id space for tenants, cases and consent groups, as the
+		// reference engine's actors have.
+		taken, err := db.IDTaken(ctx, tx, name)
+		if err == nil && taken {
+			err = db.ErrExists
+		}
+		if err == nil {
+			err = db.CreateTenant(ctx, tx, t, list)
+		}
 		if errors.Is(err, db.ErrExists) {
 			// The reference engine's words, plus what it logs.
 			return E(op, Invalid, "Failure while handling message CreateTenant. Check the server logs for more details. Tenant already exists")

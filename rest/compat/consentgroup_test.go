@@ -53,7 +53,7 @@ func TestConsentGroup(t *testing.T) {
 		{caller: tenantOwner, method: "POST", path: "/tenant/{tenant}/consent-groups", body: grp, status: 200,
 			exact: `{"groupId":"grp"}`, after: groupLastModified("grp")},
 		{name: "exists", caller: tenantOwner, method: "POST", path: "/tenant/{tenant}/consent-groups", body: grp, status: 400,
-			text: "Failure while handling message CreateConsentGroup. Check the server logs for more details"},
+			text: "Failure while handling message CreateConsentGroup. Check the server logs for more details. Consent group already exists"},
 		{name: "generated id", caller: tenantOwner, method: "POST", path: "/tenant/{tenant}/consent-groups",
 			body: members(map[string]any{"userId": "tom", "isOwner": true}), status: 200, json: obj{"groupId": "string"}},
 		{caller: tenantUser, method: "POST", path: "/tenant/{tenant}/consent-groups", body: grp, status: 401,
