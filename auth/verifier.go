@@ -35,7 +35,7 @@ type Config struct {
 	Now func() time.Time
 	// Audience, when set, must be the token's `aud` or one of them.
 	Audience string
-	// Leeway is the clock skew allowed on `exp`, `nbf` and `iat`. Zero
+	// Leeway is the clock skew allowed on `exp` and `nbf`. Zero
 	// allows none.
 	Leeway time.Duration
 }

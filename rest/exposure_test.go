@@ -106,7 +106,7 @@ func TestTokenTimeClaimsAndAudience(t *testing.T) {
 		{"expired past the leeway", claims(map[string]any{"exp": now.Add(-time.Minute).Unix()}), "JWT Token failure: token is expired"},
 		{"not valid yet", claims(map[string]any{"nbf": now.Add(time.Minute).Unix()}), "Token cannot be verified: the token is not valid yet"},
 		{"nbf within the leeway", claims(map[string]any{"nbf": now.Add(10 * time.Second).Unix()}), ""},
-		{"issued in the future", claims(map[string]any{"iat": now.Add(time.Hour).Unix()}), "Token cannot be verified: the token was issued in the future"},
+		{"issued in the future", claims(map[string]any{"iat": now.Add(time.Hour).Unix()}), ""},
 		{"no audience", claims(map[string]any{"aud": nil}), "Token cannot be verified: the token is not meant for this server"},
 		{"other audience", claims(map[string]any{"aud": "someone-else"}), "Token cannot be verified: the token is not meant for this server"},
 	} {
