@@ -152,12 +152,13 @@ func (s *Service) readinessPoints(ctx context.Context) []MeasurePoint {
 		return MeasurePoint{Name: name, OK: true, Description: string(s.db.Flavor) + " database reachable"}
 	}
 	pingErr := s.db.Ping(ctx)
-	points := []MeasurePoint{dbPoint("query-db", pingErr), dbPoint("write-journal", pingErr), dbPoint("read-journal", pingErr)}
+	// The reference engine's order: query-db, idp, the journals.
+	points := []MeasurePoint{dbPoint("query-db", pingErr)}
 	if s.identityHealth != nil {
 		ok, desc := s.identityHealth(ctx)
 		points = append(points, MeasurePoint{Name: "idp", OK: ok, Description: desc})
 	}
-	return points
+	return append(points, dbPoint("write-journal", pingErr), dbPoint("read-journal", pingErr))
 }
 
 func allOK(points []MeasurePoint) bool {
