@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"io"
@@ -77,8 +78,15 @@ func (a *API) validateDefinition(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The one structured error body of the reference engine: a JSON array
-	// of the problems, labelled as the JSON it is.
-	writeJSON(w, http.StatusBadRequest, problems)
+	// of the problems, which it sends through its string marshaller, so
+	// labelled as plain text like every other error; its clients parse
+	// the text.
+	b, err := json.Marshal(problems)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	writeText(w, http.StatusBadRequest, string(b))
 }
 
 func (a *API) deployDefinition(w http.ResponseWriter, r *http.Request, who auth.Identity) {

@@ -138,7 +138,8 @@ type operation struct {
 	respType    string // default application/json
 	header      string // Case-Last-Modified or Tenant-Last-Modified
 	errors      []int  // besides 401 for operations with a token
-	// badRequest, when set, is the JSON body of a 400 instead of text.
+	// badRequest, when set, is the JSON text of a 400 (labelled
+	// text/plain, as the reference engine sends it) instead of a message.
 	badRequest any
 }
 
@@ -204,7 +205,7 @@ func (o operation) describe(s *schemas, method, path string) map[string]any {
 	}
 	if o.badRequest != nil {
 		responses["400"] = map[string]any{"description": statusText[400],
-			"content": map[string]any{"application/json": map[string]any{"schema": s.schemaOf(o.badRequest)}}}
+			"content": map[string]any{"text/plain": map[string]any{"schema": s.schemaOf(o.badRequest)}}}
 	}
 	for _, code := range errs {
 		responses[strconv.Itoa(code)] = map[string]any{"description": statusText[code],

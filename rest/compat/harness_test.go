@@ -318,11 +318,10 @@ func (r row) check(t *testing.T, c *caseRef, resp *servertest.Response) {
 			}
 		}
 	case r.textJSON != nil:
-		// The reference sends this JSON through its string marshaller
-		// (text/plain); CaseGraph labels it as what it is. Clients parse
-		// the body either way.
-		if ct != "application/json" {
-			t.Errorf("Content-Type %q, want application/json", ct)
+		// The reference sends this JSON through its string marshaller,
+		// labelled as any error text.
+		if ct != "text/plain; charset=UTF-8" {
+			t.Errorf("Content-Type %q, want text/plain; charset=UTF-8", ct)
 		}
 		var v any
 		if err := json.Unmarshal([]byte(resp.Body), &v); err != nil {
