@@ -13,7 +13,8 @@ import (
 // openDatabase opens the configured database, waiting for it with
 // growing pauses for up to cfg.DatabaseWait: in a deployment the database
 // often starts beside the server, and a process that exits at once only
-// gets restarted in a loop. Every failed try is logged; the final error
+// gets restarted in a loop. A database that does not exist or refuses the
+// credentials is a mistake in the URL: no wait. Every failed try is logged; the final error
 // names the database URL without its password.
 func openDatabase(ctx context.Context, cfg Config, logger *slog.Logger) (*db.DB, error) {
 	deadline := time.Now().Add(cfg.DatabaseWait)
@@ -27,7 +28,7 @@ func openDatabase(ctx context.Context, cfg Config, logger *slog.Logger) (*db.DB,
 			return d, nil
 		}
 		left := time.Until(deadline)
-		if !db.IsUnavailable(err) || left <= 0 {
+		if !db.IsUnavailable(err) || db.IsMisconfigured(err) || left <= 0 {
 			return nil, fmt.Errorf("cannot open the database %s (waited %s, %d tries; CASEGRAPH_DATABASE_WAIT sets how long): %w",
 				displayURL(cfg.DatabaseURL), cfg.DatabaseWait, attempt, err)
 		}

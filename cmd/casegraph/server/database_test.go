@@ -3,10 +3,14 @@ package server
 import (
 	"bytes"
 	"context"
+	"io"
 	"log/slog"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/casegraph/casegraph/db/dbtest"
 )
 
 // TestOpenDatabaseWaits: an unreachable PostgreSQL is tried again with
@@ -33,6 +37,32 @@ func TestOpenDatabaseWaits(t *testing.T) {
 	}
 	if n := strings.Count(logs.String(), "database does not answer yet"); n < 2 {
 		t.Errorf("%d tries logged, want several:\n%s", n, logs.String())
+	}
+}
+
+// TestOpenDatabaseMisconfigured: a database PostgreSQL says does not
+// exist is a mistake in the URL; serve exits at once, naming it.
+func TestOpenDatabaseMisconfigured(t *testing.T) {
+	if dbtest.DatabaseURL() == "none" {
+		t.Skip("TEST_DATABASE_URL=none: no PostgreSQL")
+	}
+	u, err := url.Parse(dbtest.DatabaseURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/casegraph_no_such_database"
+	cfg := Config{DatabaseURL: u.String()}
+	cfg.DatabaseWait = time.Minute
+	start := time.Now()
+	_, err = openDatabase(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err == nil {
+		t.Fatal("opened a database that does not exist")
+	}
+	if waited := time.Since(start); waited > 10*time.Second {
+		t.Errorf("waited %s for a database that does not exist", waited)
+	}
+	if !strings.Contains(err.Error(), "casegraph_no_such_database") {
+		t.Errorf("error = %v, want it to name the database", err)
 	}
 }
 

@@ -1,0 +1,34 @@
+package db_test
+
+import (
+	"context"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/casegraph/casegraph/db"
+	"github.com/casegraph/casegraph/db/dbtest"
+)
+
+// TestUnavailableWhenDatabaseGone: a database dropped under a running
+// server refuses new connections (SQLSTATE 3D000); requests must get the
+// 503 of a database that is down, not a 500.
+func TestUnavailableWhenDatabaseGone(t *testing.T) {
+	if dbtest.DatabaseURL() == "none" {
+		t.Skip("TEST_DATABASE_URL=none: no PostgreSQL")
+	}
+	u, err := url.Parse(dbtest.DatabaseURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/casegraph_no_such_database"
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err = db.Open(ctx, u.String(), "")
+	if err == nil {
+		t.Fatal("opened a database that does not exist")
+	}
+	if !db.IsUnavailable(err) {
+		t.Errorf("connecting to a database that does not exist: %v is not unavailable", err)
+	}
+}
