@@ -1,7 +1,9 @@
 package rest
 
 import (
+	"cmp"
 	"encoding/json"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -177,7 +179,10 @@ func (a *API) listCases(w http.ResponseWriter, r *http.Request, who auth.Identit
 	if caseName == "" {
 		caseName = q.Get("definition")
 	}
-	offset, n := paging(q)
+	offset, n, ok := page(w, q)
+	if !ok {
+		return
+	}
 	recs, err := a.svc.ListCases(r.Context(), who, service.CaseQuery{Tenant: q.Get("tenant"), State: q.Get("state"),
 		CaseName: caseName, Identifiers: q.Get("identifiers"), Offset: offset, NumberOfResults: n,
 		SortBy: q.Get("sortBy"), SortOrder: q.Get("sortOrder")})
@@ -262,7 +267,7 @@ func (a *API) makeTransition(w http.ResponseWriter, r *http.Request, who auth.Id
 // caseHistoryEvents serves GET /cases/{id}/history/events: the debug
 // view's entries, all of them.
 func (a *API) caseHistoryEvents(w http.ResponseWriter, r *http.Request, who auth.Identity) {
-	events, err := a.svc.DebugEvents(r.Context(), who, r.PathValue("caseId"), 0, 0)
+	events, err := a.svc.DebugEvents(r.Context(), who, r.PathValue("caseId"), 0, math.MaxInt64)
 	if err != nil {
 		a.writeError(w, r, err)
 		return
@@ -271,11 +276,19 @@ func (a *API) caseHistoryEvents(w http.ResponseWriter, r *http.Request, who auth
 }
 
 // debugEvents serves GET /debug/{modelId}?from=&to=, the reference
-// engine's raw event view.
+// engine's raw event view: the events numbered from `from` to `to`, both
+// included, as its journal query reads them; 64-bit integers there.
 func (a *API) debugEvents(w http.ResponseWriter, r *http.Request, who auth.Identity) {
 	q := r.URL.Query()
-	from, _ := strconv.ParseInt(q.Get("from"), 10, 64)
-	to, _ := strconv.ParseInt(q.Get("to"), 10, 64)
+	from, _, malformedFrom := intParam(q, "from", 64)
+	to, given, malformedTo := intParam(q, "to", 64)
+	if malformed := cmp.Or(malformedFrom, malformedTo); malformed != "" {
+		writeText(w, http.StatusBadRequest, malformed)
+		return
+	}
+	if !given {
+		to = math.MaxInt64
+	}
 	events, err := a.svc.DebugEvents(r.Context(), who, r.PathValue("modelId"), from, to)
 	if err != nil {
 		a.writeError(w, r, err)

@@ -3,6 +3,7 @@ package rest_test
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -442,10 +443,22 @@ func TestDebugEvents(t *testing.T) {
 			t.Fatalf("/version = %s", version)
 		}
 
-		env.Do(servertest.Request{Method: "GET", Path: "/debug/" + id + "?from=1&to=3", User: "bob"}).JSON(t, &events)
-		if len(events) != 2 || events[0].Offset != "1" {
-			t.Fatalf("paged events = %+v", events)
+		// from and to are event numbers, both included, as the
+		// reference's journal query reads them.
+		for query, want := range map[string][]int64{"?from=2&to=3": {2, 3}, "?from=1&to=1": {1}, "?to=0": nil, "?from=0&to=2": {1, 2}} {
+			env.Do(servertest.Request{Method: "GET", Path: "/debug/" + id + query, User: "bob"}).JSON(t, &events)
+			var got []int64
+			for _, e := range events {
+				got = append(got, e.Nr)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("GET /debug/%s%s: events %v, want %v", id, query, got, want)
+			}
 		}
+		expect(t, env.Do(servertest.Request{Method: "GET", Path: "/debug/" + id + "?from=abc", User: "bob"}), 400,
+			"The query parameter 'from' was malformed:\n'abc' is not a valid 64-bit signed integer value")
+		expect(t, env.Do(servertest.Request{Method: "GET", Path: "/debug/" + id + "?to=1.5", User: "bob"}), 400,
+			"The query parameter 'to' was malformed:\n'1.5' is not a valid 64-bit signed integer value")
 
 		// A CorrelationId header names every event of the request; a
 		// request without one gets a fresh command id.
@@ -454,7 +467,7 @@ func TestDebugEvents(t *testing.T) {
 		expect(t, env.Do(servertest.Request{Method: "PUT", Path: "/cases/" + id + "/debug/true", User: "bob",
 			Header: map[string]string{"CorrelationId": "my-request-1"}}), 200, "{}")
 		expect(t, env.Do(servertest.Request{Method: "PUT", Path: "/cases/" + id + "/debug/false", User: "bob"}), 200, "{}")
-		env.Do(servertest.Request{Method: "GET", Path: "/debug/" + id + "?from=" + strconv.Itoa(n), User: "bob"}).JSON(t, &events)
+		env.Do(servertest.Request{Method: "GET", Path: "/debug/" + id + "?from=" + strconv.Itoa(n+1), User: "bob"}).JSON(t, &events)
 		if len(events) != 4 {
 			t.Fatalf("events after %d = %+v", n, events)
 		}
@@ -483,6 +496,34 @@ func TestDebugEvents(t *testing.T) {
 		expect(t, env.Do(servertest.Request{Method: "POST", Path: "/tenant/acme/users", User: "alice", Body: map[string]any{"userId": "carl"}}), 204, "")
 		for _, u := range []string{"zed", "carl", admin} {
 			expect(t, env.Do(servertest.Request{Method: "GET", Path: "/debug/" + id, User: u}), 404, "A case with id '"+id+"' cannot be found.")
+		}
+	})
+}
+
+// TestListPagingParameters: offset and numberOfResults are 32-bit
+// integers as in the reference's routes: anything else is its 400; zero
+// results are an empty list; a page has a bound.
+func TestListPagingParameters(t *testing.T) {
+	servertest.ForEachDB(t, func(t *testing.T, env *servertest.Env) {
+		setupPermit(t, env)
+		for _, list := range []string{"/cases", "/tasks", "/identifiers"} {
+			get := func(query string) *servertest.Response {
+				return env.Do(servertest.Request{Method: "GET", Path: list + query, User: "alice"})
+			}
+			expect(t, get("?numberOfResults=abc"), 400, "The query parameter 'numberOfResults' was malformed:\n'abc' is not a valid 32-bit signed integer value")
+			expect(t, get("?offset=1e3"), 400, "The query parameter 'offset' was malformed:\n'1e3' is not a valid 32-bit signed integer value")
+			expect(t, get("?numberOfResults=2147483648"), 400,
+				"The query parameter 'numberOfResults' was malformed:\n'2147483648' is not a valid 32-bit signed integer value")
+			expect(t, get("?numberOfResults=10001"), 400, "numberOfResults 10001 is over the limit of 10000; page through with offset")
+			expect(t, get("?numberOfResults=0"), 200, "[]")
+			if list == "/identifiers" {
+				continue // the permit case has none
+			}
+			for _, query := range []string{"", "?numberOfResults=", "?numberOfResults=10000", "?numberOfResults=-1&offset=-5"} {
+				if resp := get(query); resp.Status != 200 || resp.Body == "[]" {
+					t.Errorf("GET %s%s: %d %s, want the case's row", list, query, resp.Status, resp.Body)
+				}
+			}
 		}
 	})
 }

@@ -173,7 +173,10 @@ func (a *API) caseFileDocumentation(w http.ResponseWriter, r *http.Request, who 
 
 func (a *API) identifiers(w http.ResponseWriter, r *http.Request, who auth.Identity) {
 	q := r.URL.Query()
-	offset, n := paging(q)
+	offset, n, ok := page(w, q)
+	if !ok {
+		return
+	}
 	recs, err := a.svc.Identifiers(r.Context(), who, service.IdentifierQuery{Tenant: q.Get("tenant"), Name: q.Get("name"),
 		Offset: offset, NumberOfResults: n, SortBy: q.Get("sortBy"), SortOrder: q.Get("sortOrder")})
 	if err != nil {

@@ -140,10 +140,48 @@ func hasNUL(b []byte) bool {
 	return bytes.IndexByte(b, 0) >= 0 || bytes.Contains(b, []byte(`\u0000`))
 }
 
-// paging reads the reference engine's offset and numberOfResults; a
-// missing or malformed value is 0, which the service takes as its default.
-func paging(q url.Values) (offset, numberOfResults int) {
-	offset, _ = strconv.Atoi(q.Get("offset"))
-	numberOfResults, _ = strconv.Atoi(q.Get("numberOfResults"))
-	return offset, numberOfResults
+// maxPageSize bounds numberOfResults: a page is read and answered whole,
+// so its size bounds the request's memory. A hundred times the default.
+const maxPageSize = 100 * service.DefaultPageSize
+
+// page reads the reference engine's offset and numberOfResults, 32-bit
+// integers there. A malformed one answers the reference's 400; zero
+// results answer an empty list, as the reference's take(0); both return
+// ok false, the answer written. A missing or negative value is the
+// default; more than maxPageSize is 400.
+func page(w http.ResponseWriter, q url.Values) (offset, numberOfResults int, ok bool) {
+	off, _, malformed := intParam(q, "offset", 32)
+	if malformed != "" {
+		writeText(w, http.StatusBadRequest, malformed)
+		return 0, 0, false
+	}
+	n, given, malformed := intParam(q, "numberOfResults", 32)
+	switch {
+	case malformed != "":
+		writeText(w, http.StatusBadRequest, malformed)
+		return 0, 0, false
+	case given && n == 0:
+		writeJSON(w, http.StatusOK, []struct{}{})
+		return 0, 0, false
+	case n > maxPageSize:
+		writeText(w, http.StatusBadRequest, fmt.Sprintf("numberOfResults %d is over the limit of %d; page through with offset", n, maxPageSize))
+		return 0, 0, false
+	}
+	return int(off), int(n), true
+}
+
+// intParam reads the optional integer query parameter name of the given
+// width; an absent or empty one is (0, false). A value that is no such
+// integer gives the message Pekko HTTP answers the reference engine's
+// routes with.
+func intParam(q url.Values, name string, bits int) (v int64, given bool, malformed string) {
+	raw := q.Get(name)
+	if raw == "" {
+		return 0, false, ""
+	}
+	v, err := strconv.ParseInt(raw, 10, bits)
+	if err != nil {
+		return 0, false, fmt.Sprintf("The query parameter '%s' was malformed:\n'%s' is not a valid %d-bit signed integer value", name, raw, bits)
+	}
+	return v, true, ""
 }

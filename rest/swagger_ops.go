@@ -47,7 +47,8 @@ func tenantQuery() param {
 func pagingParams() []param {
 	return []param{
 		intQuery("offset", "rows to skip"),
-		intQuery("numberOfResults", "rows to return (default 100)"),
+		{name: "numberOfResults", in: "query", description: "rows to return (default 100, at most 10000)",
+			schema: schema{"type": "integer", "minimum": 0, "maximum": maxPageSize}},
 		query("sortBy", "field to sort on"),
 		{name: "sortOrder", in: "query", description: "asc or desc", schema: schema{"type": "string", "enum": []string{"asc", "desc", "ASC", "DESC"}}},
 	}
@@ -252,7 +253,7 @@ var operations = func() map[string]operation {
 		response: obj(true, "planItemId", str(""), "planitemId", str("the same id, as the seed spelled it")),
 		header:   "Case-Last-Modified", errors: []int{400, 404}})
 	add("GET /debug/{modelId}", operation{summary: "Raw events of a case",
-		params:   []param{intQuery("from", "first event number"), intQuery("to", "last event number")},
+		params:   []param{intQuery("from", "first event number (the first is 1)"), intQuery("to", "last event number, included")},
 		response: []eventJSON{}, errors: []int{404}})
 	add("PATCH /debug/force-recovery/{caseId}", operation{summary: "Rebuild the read tables of a case from its recorded state (served only when configured)",
 		response: str("Forced recovery of <caseId>"), respType: "text/plain",

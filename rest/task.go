@@ -52,7 +52,10 @@ func toTaskJSON(t service.Task, mayPerform *bool) taskJSON {
 
 func (a *API) listTasks(w http.ResponseWriter, r *http.Request, who auth.Identity) {
 	q := r.URL.Query()
-	offset, n := paging(q)
+	offset, n, ok := page(w, q)
+	if !ok {
+		return
+	}
 	tasks, err := a.svc.ListTasks(r.Context(), who, service.TaskQuery{Tenant: q.Get("tenant"), Identifiers: q.Get("identifiers"),
 		CaseName: q.Get("caseName"), TaskName: q.Get("taskName"), TaskState: q.Get("taskState"), Assignee: q.Get("assignee"),
 		Owner: q.Get("owner"), DueOn: q.Get("dueOn"), DueBefore: q.Get("dueBefore"), DueAfter: q.Get("dueAfter"),

@@ -35,8 +35,8 @@ type EventUser struct {
 	Groups      []string
 }
 
-// DebugEvents returns the events of a case numbered from `from` up to
-// `to` (exclusive; 0 for all), for the reference engine's debug route.
+// DebugEvents returns the events of a case numbered from `from` to `to`,
+// both included (the first is 1), for the reference engine's debug route.
 // The reference opens it to every user of the case's tenant and to
 // platform owners; here, as everywhere, only the case's team sees the
 // case, which filters it to the caller's tenants and more: anyone else
@@ -56,7 +56,7 @@ func (s *Service) DebugEvents(ctx context.Context, who auth.Identity, modelID st
 	}
 	var page []CaseEvent
 	for _, e := range events {
-		if e.Seq-1 >= from && (to <= 0 || e.Seq-1 < to) {
+		if e.Seq >= from && e.Seq <= to {
 			page = append(page, e)
 		}
 	}
