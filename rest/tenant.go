@@ -34,6 +34,30 @@ func (u userFormat) input() (service.UserInput, error) {
 	}, nil
 }
 
+// wholeUser is in as the reference engine's UserFormat reads it: a whole
+// user, what the body leaves out taking its default (no roles, not an
+// owner, no name or email, enabled), for a user who exists too. GraphQL's
+// setTenantUser changes only the fields it names.
+func wholeUser(in service.UserInput) service.UserInput {
+	if in.Roles == nil {
+		in.Roles = []string{}
+	}
+	if in.IsOwner == nil {
+		in.IsOwner = new(bool)
+	}
+	if in.Name == nil {
+		in.Name = new(string)
+	}
+	if in.Email == nil {
+		in.Email = new(string)
+	}
+	if in.Enabled == nil {
+		enabled := true
+		in.Enabled = &enabled
+	}
+	return in
+}
+
 func userInputs(users []userFormat) ([]service.UserInput, error) {
 	in := make([]service.UserInput, 0, len(users))
 	for _, u := range users {
@@ -125,7 +149,7 @@ func (a *API) setTenantUser(w http.ResponseWriter, r *http.Request, who auth.Ide
 		a.writeError(w, r, err)
 		return
 	}
-	_, lm, err := a.svc.SetTenantUser(r.Context(), who, r.PathValue("tenant"), in)
+	_, lm, err := a.svc.SetTenantUser(r.Context(), who, r.PathValue("tenant"), wholeUser(in))
 	if err != nil {
 		a.writeError(w, r, err)
 		return

@@ -58,14 +58,24 @@ func TestTenantUserCommands(t *testing.T) {
 		expect(t, env.Do(servertest.Request{Method: "GET", Path: "/tenant/acme/users/dave", User: "dave"}), 200,
 			`{"userId":"dave","roles":["clerk"],"tenant":"acme","name":"Dave","email":"","isOwner":false,"enabled":true}`)
 
-		// An update keeps what it does not mention (here the name) and
-		// replaces the roles it is given.
+		// The body is a whole user, as the reference's UserFormat: what it
+		// leaves out (here the name) takes its default.
 		resp = env.Do(servertest.Request{Method: "PUT", Path: "/tenant/acme/users", User: "alice",
 			Body: map[string]any{"userId": "dave", "roles": []string{"boss"}, "isOwner": true}})
 		expect(t, resp, http.StatusNoContent, "")
-		if got := get("dave"); got != `{"userId":"dave","roles":["boss"],"tenant":"acme","name":"Dave","email":"","isOwner":true,"enabled":true}` {
+		if got := get("dave"); got != `{"userId":"dave","roles":["boss"],"tenant":"acme","name":"","email":"","isOwner":true,"enabled":true}` {
 			t.Fatalf("dave after update = %s", got)
 		}
+		// So a body without isOwner takes ownership away: from dave, and
+		// not from the other owner when she would be the last.
+		expect(t, env.Do(servertest.Request{Method: "POST", Path: "/tenant/acme/users", User: "alice",
+			Body: map[string]any{"userId": "dave", "roles": []string{"boss"}, "name": "Dave"}}), http.StatusNoContent, "")
+		if got := get("dave"); got != `{"userId":"dave","roles":["boss"],"tenant":"acme","name":"Dave","email":"","isOwner":false,"enabled":true}` {
+			t.Fatalf("dave after an update without isOwner = %s", got)
+		}
+		expect(t, env.Do(servertest.Request{Method: "POST", Path: "/tenant/acme/users", User: "alice",
+			Body: map[string]any{"userId": "alice", "roles": []string{"clerk", "boss"}}}), 400,
+			"Cannot remove tenant ownership or disable the account. There must be at least one tenant owner.")
 
 		// Non-owners may not change users.
 		expect(t, env.Do(servertest.Request{Method: "POST", Path: "/tenant/acme/users", User: "bob",
