@@ -17,7 +17,7 @@ func instant(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return t.UTC().Format(time.RFC3339Nano)
+	return service.JavaInstant(t)
 }
 
 // caseModified answers a case command: 200 with {} and Case-Last-Modified.

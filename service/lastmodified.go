@@ -18,7 +18,24 @@ type LastModified struct {
 
 // String formats the value as `<ISO-8601 instant>;<id>`.
 func (m LastModified) String() string {
-	return m.At.UTC().Format(time.RFC3339Nano) + ";" + m.ID
+	return JavaInstant(m.At) + ";" + m.ID
+}
+
+// JavaInstant formats t in UTC as Java's Instant.toString does, which the
+// reference engine's JSON and headers show: the fraction of a second in
+// as many groups of three digits as it needs (none, milli, micro or nano).
+func JavaInstant(t time.Time) string {
+	t = t.UTC()
+	ns := t.Nanosecond()
+	switch {
+	case ns == 0:
+		return t.Format("2006-01-02T15:04:05Z")
+	case ns%1_000_000 == 0:
+		return t.Format("2006-01-02T15:04:05.000Z")
+	case ns%1_000 == 0:
+		return t.Format("2006-01-02T15:04:05.000000Z")
+	}
+	return t.Format("2006-01-02T15:04:05.000000000Z")
 }
 
 // ParseLastModified parses a header value `<ISO-8601 instant>[;<id>]`.
