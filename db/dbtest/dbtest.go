@@ -95,3 +95,18 @@ func randomHex(n int) string {
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
 }
+
+// MissingDatabaseURL is the test PostgreSQL's URL with a database name no
+// database has; the test is skipped where there is no PostgreSQL.
+func MissingDatabaseURL(tb testing.TB) string {
+	tb.Helper()
+	if DatabaseURL() == "none" {
+		tb.Skip("TEST_DATABASE_URL=none: no PostgreSQL")
+	}
+	u, err := url.Parse(DatabaseURL())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	u.Path = "/casegraph_no_such_database"
+	return u.String()
+}

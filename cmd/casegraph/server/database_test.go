@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -43,18 +42,10 @@ func TestOpenDatabaseWaits(t *testing.T) {
 // TestOpenDatabaseMisconfigured: a database PostgreSQL says does not
 // exist is a mistake in the URL; serve exits at once, naming it.
 func TestOpenDatabaseMisconfigured(t *testing.T) {
-	if dbtest.DatabaseURL() == "none" {
-		t.Skip("TEST_DATABASE_URL=none: no PostgreSQL")
-	}
-	u, err := url.Parse(dbtest.DatabaseURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/casegraph_no_such_database"
-	cfg := Config{DatabaseURL: u.String()}
+	cfg := Config{DatabaseURL: dbtest.MissingDatabaseURL(t)}
 	cfg.DatabaseWait = time.Minute
 	start := time.Now()
-	_, err = openDatabase(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	_, err := openDatabase(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err == nil {
 		t.Fatal("opened a database that does not exist")
 	}
