@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,6 +19,27 @@ import (
 
 // maxBody bounds a JSON request body.
 const maxBody = 10 << 20
+
+// pekkoContentType renders a Content-Type as the reference engine's HTTP
+// library does in its messages: the media type in lower case, each
+// parameter after "; ", the charset's name in upper case. One it cannot
+// parse is shown as sent.
+func pekkoContentType(ct string) string {
+	mt, params, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return ct
+	}
+	var b strings.Builder
+	b.WriteString(mt)
+	for _, k := range slices.Sorted(maps.Keys(params)) {
+		v := params[k]
+		if k == "charset" {
+			v = strings.ToUpper(v)
+		}
+		b.WriteString("; " + k + "=" + v)
+	}
+	return b.String()
+}
 
 // decodeJSON reads the body of r into v the way the reference engine does:
 // only application/json is accepted, unknown fields are rejected, and any
@@ -28,7 +51,7 @@ func decodeJSON(r *http.Request, v any) error {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || mt != "application/json" {
 			return service.Ef(op, service.Invalid,
-				"The request content type Some(%s) is not supported, provide one of Set(application/json)", ct)
+				"The request content type Some(%s) is not supported, provide one of Set(application/json)", pekkoContentType(ct))
 		}
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))

@@ -118,6 +118,8 @@ func TestCreateTenantErrors(t *testing.T) {
 				"application/json", 400, ""},
 			{"wrong content type", admin, `{"name":"t1"}`,
 				"text/plain; charset=UTF-8", 400, "The request content type Some(text/plain; charset=UTF-8) is not supported, provide one of Set(application/json)"},
+			{"content type as the reference renders it", admin, `{"name":"t1"}`,
+				"TEXT/Plain;charset=utf-8", 400, "The request content type Some(text/plain; charset=UTF-8) is not supported, provide one of Set(application/json)"},
 			{"invalid name", admin, tenantBody("a/b", user{UserID: "a", IsOwner: true}),
 				"", 400, ""},
 		}

@@ -119,7 +119,7 @@ func readXMLBody(r *http.Request) ([]byte, error) {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/xml" && mt != "text/xml") {
 			return nil, service.Ef(op, service.Invalid,
-				"The request content type Some(%s) is not supported, provide one of Set(application/xml)", ct)
+				"The request content type Some(%s) is not supported, provide one of Set(application/xml)", pekkoContentType(ct))
 		}
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, service.MaxDefinitionSize+1))
