@@ -81,6 +81,11 @@ func NewHandler(svc *service.Service, authn Authenticator, logger *slog.Logger, 
 				writeGraphQLError(w, http.StatusBadRequest, "BAD_USER_INPUT", "The request contains a NUL character, which no value may hold")
 				return
 			}
+			if !service.JSONValuesWithin(body, service.MaxJSONValues) {
+				writeGraphQLError(w, http.StatusBadRequest, "BAD_USER_INPUT",
+					fmt.Sprintf("The request holds more than %d JSON values", service.MaxJSONValues))
+				return
+			}
 			if msg := undecodable(r.Header.Get("Content-Type"), body); msg != "" {
 				writeGraphQLError(w, http.StatusBadRequest, "BAD_USER_INPUT", msg)
 				return

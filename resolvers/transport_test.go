@@ -25,6 +25,10 @@ func TestUndecodableBodyHasCode(t *testing.T) {
 			{"application/json", `{"query":"` + secret, "The request body is not a GraphQL request"},
 			{"application/json", `{"query":"{ me { userId } }","variables":"` + secret + `"}`, "The request body is not a GraphQL request"},
 			{"text/plain", `{"query":"{ me { userId } }"}`, "The request content type text/plain is not supported, provide application/json"},
+			// Eight hundred thousand zeros took 60 MB to decode; refused
+			// before decoding, token or not.
+			{"application/json", `{"query":"{ __typename }","variables":{"x":[` + strings.Repeat("0,", 800_000) + `0]}}`,
+				"The request holds more than 250000 JSON values"},
 		} {
 			req, _ := http.NewRequest("POST", env.URL+"/graphql", strings.NewReader(tc.body))
 			req.Header.Set("Content-Type", tc.contentType)

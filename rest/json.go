@@ -64,6 +64,9 @@ func decodeJSON(r *http.Request, v any) error {
 	if hasNUL(body) {
 		return service.E(op, service.Invalid, "The request content was malformed: it contains a NUL character, which no value may hold")
 	}
+	if !service.JSONValuesWithin(body, service.MaxJSONValues) {
+		return service.Ef(op, service.Invalid, "The request content was malformed: it holds more than %d JSON values", service.MaxJSONValues)
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	// Numbers keep their text: case file types tell 5 (an integer) from

@@ -57,7 +57,7 @@ func (l Limits) withDefaults() Limits {
 // and invalid UTF-8. field names it in the answer.
 func (s *Service) checkIdentifier(op, field, v string) error {
 	if len(v) > s.limits.IdentifierLength {
-		return Ef(op, Invalid, "%s is %d characters long; the limit is %d", field, len(v), s.limits.IdentifierLength)
+		return Ef(op, Invalid, "%s is %d bytes long; the limit is %d", field, len(v), s.limits.IdentifierLength)
 	}
 	if !utf8.ValidString(v) {
 		return Ef(op, Invalid, "%s is not valid UTF-8", field)
@@ -93,7 +93,7 @@ func (s *Service) checkUser(op string, u UserInput) error {
 	}
 	for field, v := range map[string]*string{"name": u.Name, "email": u.Email} {
 		if v != nil && len(*v) > 4*s.limits.IdentifierLength {
-			return Ef(op, Invalid, "%s of user '%s' is %d characters long; the limit is %d", field, u.UserID, len(*v), 4*s.limits.IdentifierLength)
+			return Ef(op, Invalid, "%s of user '%s' is %d bytes long; the limit is %d", field, u.UserID, len(*v), 4*s.limits.IdentifierLength)
 		}
 	}
 	return nil
