@@ -77,6 +77,13 @@ func NewHandler(svc *service.Service, authn Authenticator, logger *slog.Logger, 
 				writeGraphQLError(w, http.StatusRequestEntityTooLarge, "BAD_USER_INPUT", "The request body is too large or could not be read")
 				return
 			}
+			if r.Header.Get("Authorization") == "" && len(body) > 2*lim.MaxQueryBytes {
+				// Without a token only the version and health answer,
+				// whose requests are small: nothing larger is decoded.
+				writeGraphQLError(w, http.StatusRequestEntityTooLarge, "BAD_USER_INPUT",
+					fmt.Sprintf("A request without a token may be at most %d bytes", 2*lim.MaxQueryBytes))
+				return
+			}
 			if bytes.IndexByte(body, 0) >= 0 || bytes.Contains(body, []byte(`\u0000`)) {
 				writeGraphQLError(w, http.StatusBadRequest, "BAD_USER_INPUT", "The request contains a NUL character, which no value may hold")
 				return

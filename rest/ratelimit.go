@@ -110,11 +110,11 @@ func (l *limiter) size() int {
 	return len(l.buckets)
 }
 
-// clientAddr is the address a request is limited by: the peer's IP, an
+// ClientAddr is the address a request is limited by: the peer's IP, an
 // IPv6 peer's /64 (one host holds a whole /64, and would otherwise get a
 // bucket per address). Proxies' forwarding headers are not trusted: any
 // caller can send them.
-func clientAddr(r *http.Request) netip.Addr {
+func ClientAddr(r *http.Request) netip.Addr {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr

@@ -54,7 +54,7 @@ func TestClientAddr(t *testing.T) {
 		"not an address":              "invalid IP",
 	} {
 		r := &http.Request{RemoteAddr: remote}
-		if got := clientAddr(r).String(); got != want {
+		if got := ClientAddr(r).String(); got != want {
 			t.Errorf("%s: %s, want %s", remote, got, want)
 		}
 	}

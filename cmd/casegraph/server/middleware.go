@@ -9,16 +9,19 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/casegraph/casegraph/rest"
 	"github.com/casegraph/casegraph/service"
 )
 
@@ -109,7 +112,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		// such connections, without a token, made the server answer 503 to
 		// everyone). Handlers read every body whole anyway.
 		if r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody {
-			body, release, ok := s.bodies.buffer(r.Body)
+			body, release, ok := s.bodies.buffer(rest.ClientAddr(r), r.Body)
 			defer release()
 			if !ok {
 				rec.Header().Set("Retry-After", "1")
@@ -156,10 +159,34 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 
 // bodyBudget bounds the bytes of the request bodies held at once. Bodies
 // are read before their request takes an in-flight slot, so without it
-// many large bodies at once could exhaust memory.
+// many large bodies at once could exhaust memory. One client address
+// (rest.ClientAddr) holds at most a quarter of it: sixteen connections
+// that each sent all but the last byte of a 16 MiB body, without a token,
+// held the whole budget and made every request with a body answer 503
+// for the minute ReadTimeout allows. Behind a proxy every client shares
+// the proxy's quarter.
 type bodyBudget struct {
 	used atomic.Int64
 	max  int64
+
+	mu       sync.Mutex
+	byClient map[netip.Addr]int64
+}
+
+// charge adds n bytes of client's body to the budget, and reports whether
+// both the whole budget and client's share still hold them.
+func (b *bodyBudget) charge(client netip.Addr, n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.byClient == nil {
+		b.byClient = map[netip.Addr]int64{}
+	}
+	b.byClient[client] += n
+	if b.byClient[client] == 0 {
+		delete(b.byClient, client)
+	}
+	total := b.used.Add(n)
+	return total <= b.max && b.byClient[client] <= b.max/4
 }
 
 // maxBufferedBodies is the default body budget: sixteen bodies of the
@@ -170,10 +197,10 @@ const maxBufferedBodies = 16 * maxRequestBody
 // fails as body did (a MaxBytesError past the limit, a broken connection),
 // so that handlers answer as they did reading it themselves. ok is false
 // when the budget ran out; release gives its bytes back.
-func (b *bodyBudget) buffer(body io.ReadCloser) (_ io.ReadCloser, release func(), ok bool) {
+func (b *bodyBudget) buffer(client netip.Addr, body io.ReadCloser) (_ io.ReadCloser, release func(), ok bool) {
 	var buf bytes.Buffer
 	var charged int64
-	release = func() { b.used.Add(-charged) }
+	release = func() { b.charge(client, -charged) }
 	chunk := make([]byte, 32<<10)
 	var err error
 	for {
@@ -181,7 +208,7 @@ func (b *bodyBudget) buffer(body io.ReadCloser) (_ io.ReadCloser, release func()
 		n, err = body.Read(chunk)
 		if n > 0 {
 			charged += int64(n)
-			if b.used.Add(int64(n)) > b.max {
+			if !b.charge(client, int64(n)) {
 				_ = body.Close()
 				return nil, release, false
 			}
