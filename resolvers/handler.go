@@ -56,6 +56,7 @@ func NewHandler(svc *service.Service, authn Authenticator, logger *slog.Logger, 
 		srv.Use(e)
 	}
 	srv.Use(perEvent(svc, lim.MaxResponseBytes))
+	srv.AroundOperations(subscriptionsOverWebSocket)
 	srv.AroundFields(chargeHeavyFields(lim.MaxResponseBytes))
 	srv.SetErrorPresenter(errorPresenter(logger))
 	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
@@ -109,6 +110,29 @@ func NewHandler(svc *service.Service, authn Authenticator, logger *slog.Logger, 
 		}
 		srv.ServeHTTP(w, r.WithContext(withBudget(withLoaders(r.Context(), svc), lim.MaxResponseBytes)))
 	})
+}
+
+// subscriptionsOverWebSocket refuses, at once, a subscription sent over
+// plain HTTP (it waited for its first event until the request's deadline,
+// holding an in-flight slot; 64 of them made the server answer 503) and
+// one that selects more than one root field (gqlparser's rule counts
+// a field aliased twice once, and gqlgen then failed it as an internal
+// error).
+func subscriptionsOverWebSocket(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+	oc := graphql.GetOperationContext(ctx)
+	if oc == nil || oc.Operation == nil || oc.Operation.Operation != ast.Subscription {
+		return next(ctx)
+	}
+	refuse := func(msg string) graphql.ResponseHandler {
+		return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{{Message: msg, Extensions: map[string]any{"code": codeOf[service.Invalid]}}}})
+	}
+	if _, live := ctx.Value(liveConnKey{}).(*liveConn); !live {
+		return refuse("Subscriptions are served over a WebSocket at /graphql (graphql-transport-ws), not over plain HTTP")
+	}
+	if n := len(graphql.CollectFields(oc, oc.Operation.SelectionSet, []string{"Subscription"})); n != 1 {
+		return refuse(fmt.Sprintf("A subscription selects exactly one root field; this one selects %d", n))
+	}
+	return next(ctx)
 }
 
 // getMutation reports whether the query of a GET request selects another

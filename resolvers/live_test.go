@@ -343,6 +343,32 @@ func TestLiveAuthAndLimits(t *testing.T) {
 		t.Fatalf("deep subscription: %s %s %v", m.Type, m.Payload, err)
 	}
 
+	// One root field per subscription, even aliased twice (it failed as
+	// an internal error).
+	bob.subscribe("two", `subscription { a: taskChanged { kind } b: taskChanged { kind } }`, nil)
+	m, err = bob.next("two", 10*time.Second)
+	if err != nil || !strings.Contains(string(m.Payload), "A subscription selects exactly one root field; this one selects 2") ||
+		!strings.Contains(string(m.Payload), "BAD_USER_INPUT") {
+		t.Fatalf("two root fields: %s %s %v", m.Type, m.Payload, err)
+	}
+	// Over plain HTTP a subscription is refused at once (it waited for an
+	// event until the request's deadline).
+	req, _ := http.NewRequest("POST", env.URL+"/graphql", strings.NewReader(`{"query":"subscription { taskChanged { kind } }"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+env.Issuer.Token("bob"))
+	started := time.Now()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body graphQLBody
+	err = json.NewDecoder(resp.Body).Decode(&body)
+	resp.Body.Close()
+	if err != nil || len(body.Errors) != 1 || body.Errors[0].Extensions["code"] != "BAD_USER_INPUT" ||
+		!strings.HasPrefix(body.Errors[0].Message, "Subscriptions are served over a WebSocket") || time.Since(started) > 5*time.Second {
+		t.Fatalf("subscription over HTTP: %d %+v %v after %s", resp.StatusCode, body, err, time.Since(started))
+	}
+
 	// One connection runs a bounded number of subscriptions.
 	for i := range 16 {
 		bob.subscribe(fmt.Sprint("s", i), taskChangedQuery, nil)
