@@ -128,7 +128,7 @@ func TaskCaseWithCase(ctx context.Context, idb bun.IDB, userID, id string) (Task
 	if !row.Member {
 		return tc, nil
 	}
-	c, err := decodeSnapshot(row.caseRow)
+	c, err := decodeSnapshot(ctx, row.caseRow)
 	if err != nil {
 		return TaskCaseRead{}, err
 	}

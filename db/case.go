@@ -401,7 +401,7 @@ func caseAs(ctx context.Context, idb bun.IDB, stmt *dialectStatement, id, userID
 		return CaseRecord{}, nil, nil, ErrNotFound
 	}
 	row := rows[0]
-	c, err := decodeSnapshot(row.caseRow)
+	c, err := decodeSnapshot(ctx, row.caseRow)
 	if err != nil {
 		return CaseRecord{}, nil, nil, err
 	}
@@ -523,14 +523,17 @@ func loadCaseWhere(ctx context.Context, idb bun.IDB, id, lock, cond string) (Cas
 	if err != nil {
 		return CaseRecord{}, nil, fmt.Errorf("db: select case: %w", err)
 	}
-	c, err := decodeSnapshot(row)
+	c, err := decodeSnapshot(ctx, row)
 	if err != nil {
 		return CaseRecord{}, nil, err
 	}
 	return row.record(), c, nil
 }
 
-func decodeSnapshot(row caseRow) (*engine.Case, error) {
+func decodeSnapshot(ctx context.Context, row caseRow) (*engine.Case, error) {
+	if err := chargeStateBudget(ctx, len(row.Snapshot)); err != nil {
+		return nil, err
+	}
 	if c, ok := cases.state(row); ok {
 		if verifyCachedCase {
 			checkCachedCase(row, c)

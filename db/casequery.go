@@ -82,7 +82,7 @@ func ListCases(ctx context.Context, idb bun.IDB, userID string, f CaseFilter, wi
 	for i, r := range rows {
 		out[i] = LoadedCase{Record: r.record()}
 		if withState {
-			c, err := decodeSnapshot(r)
+			c, err := decodeSnapshot(ctx, r)
 			if err != nil {
 				return nil, err
 			}
@@ -301,7 +301,7 @@ func LoadVisibleCases(ctx context.Context, idb bun.IDB, userID string, ids []str
 		return nil, fmt.Errorf("db: load visible cases: %w", err)
 	}
 	for _, r := range rows {
-		c, err := decodeSnapshot(r)
+		c, err := decodeSnapshot(ctx, r)
 		if err != nil {
 			return nil, err
 		}

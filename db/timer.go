@@ -74,7 +74,7 @@ func ClaimDueRootTimer(ctx context.Context, tx bun.Tx, flavor Dialect, now time.
 		return DueTimer{}, CaseRecord{}, nil, false, nil
 	}
 	row := rows[0]
-	c, err := decodeSnapshot(row.caseRow)
+	c, err := decodeSnapshot(ctx, row.caseRow)
 	if err != nil {
 		return DueTimer{}, CaseRecord{}, nil, false, err
 	}

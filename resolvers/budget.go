@@ -7,6 +7,8 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/casegraph/casegraph/db"
 )
 
 // responseBudget is what is left of a request's response-size budget.
@@ -53,7 +55,9 @@ func budgetError(limit int) error {
 func withBudget(ctx context.Context, limit int) context.Context {
 	b := &responseBudget{limit: limit}
 	b.left.Store(int64(limit))
-	return context.WithValue(ctx, budgetKey{}, b)
+	// The case states a request reads are bounded alike: twice the
+	// response's bytes of snapshots (db.WithStateBudget).
+	return context.WithValue(db.WithStateBudget(ctx, 2*int64(limit)), budgetKey{}, b)
 }
 
 func encodedSize(v any) int {

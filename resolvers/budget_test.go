@@ -42,3 +42,29 @@ func TestResponseBudget(t *testing.T) {
 		})
 	}
 }
+
+// TestStateBudget: the case states one request reads are bounded, whether
+// or not their fields reach the response: forty aliases of a list of cases
+// with 4 MiB case files took 7.6 GB for a response of 21 KB. Past twice
+// the response budget of snapshots, the request fails with BAD_USER_INPUT.
+func TestStateBudget(t *testing.T) {
+	env := servertest.Start(t, dbtest.Flavors()[0], func(c *server.Config) { c.MaxResponseBytes = 16 << 10 })
+	deployIncident(t, env)
+	for range 6 {
+		id, _ := startIncident(t, env)
+		big := fmt.Sprintf(`{"Title":%q}`, strings.Repeat("x", 5<<10))
+		if _, err := client.UpdateCaseFileItem(ctx, env.GraphQL("alice"), id, "Incident", json.RawMessage(big)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, body := postGraphQL(t, env, "alice", `{ cases(first: 10) { edges { node { id planItems { id } } } } }`)
+	if len(body.Errors) == 0 || body.Errors[0].Extensions["code"] != "BAD_USER_INPUT" ||
+		body.Errors[0].Message != "This request reads more than 32768 bytes of case state; ask for fewer cases, or for fewer of their fields" {
+		t.Fatalf("errors = %+v", body.Errors)
+	}
+	// One of them fits.
+	_, body = postGraphQL(t, env, "alice", `{ cases(first: 1) { edges { node { id planItems { id } } } } }`)
+	if len(body.Errors) != 0 {
+		t.Fatalf("one case: %+v", body.Errors)
+	}
+}

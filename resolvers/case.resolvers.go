@@ -318,7 +318,7 @@ func (r *queryResolver) Cases(ctx context.Context, filter *model.CaseFilter, fir
 	if n == 0 {
 		return &model.CaseConnection{Edges: []*model.CaseEdge{}, PageInfo: &model.PageInfo{}, TotalCount: total}, nil
 	}
-	views, err := r.Service.ListCaseViews(ctx, who, q)
+	views, err := listCaseViews(ctx, r.Service, who, q, "edges", "node")
 	if err != nil {
 		return nil, err
 	}
@@ -326,7 +326,9 @@ func (r *queryResolver) Cases(ctx context.Context, filter *model.CaseFilter, fir
 	l := loadersFrom(ctx)
 	for _, v := range views[:min(len(views), n)] {
 		// Nested fields of these cases read them from the loader, not SQL.
-		l.cases.Prime(ctx, v.Record.ID, v)
+		if v.State != nil {
+			l.cases.Prime(ctx, v.Record.ID, v)
+		}
 		conn.Edges = append(conn.Edges, &model.CaseEdge{Cursor: encodeCursor(sort, caseSortValue(v.Record, field), v.Record.ID), Node: toCase(v)})
 	}
 	if len(conn.Edges) > 0 {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/casegraph/casegraph/cmd/casegraph/server/servertest"
+	"github.com/casegraph/casegraph/db"
 	"github.com/casegraph/casegraph/graph/client"
 )
 
@@ -162,6 +163,34 @@ func TestCasesConnection(t *testing.T) {
 		page, err := client.Cases(ctx, env.GraphQL("bob"), nil, nil, nil)
 		if err != nil || len(page.Cases.Edges) != 1 || page.Cases.Edges[0].Node.Id != ids[0] {
 			t.Fatalf("bob's cases = %+v %v", page, err)
+		}
+
+		// Nodes that select only what a case's row holds read no case
+		// state (it took gigabytes for a hundred aliases of a thousand
+		// cases); a fragment that selects more reads them.
+		for _, tc := range []struct {
+			query  string
+			states bool
+		}{
+			{`{ cases(first: 10) { edges { node { id name state lastModified ... on Case { tenant } } } } }`, false},
+			{`{ cases(first: 10) { edges { node { id name ... on Case { planItems { id } } } } } }`, true},
+		} {
+			before := db.CachedSnapshots()
+			var out struct {
+				Data struct {
+					Cases struct{ Edges []struct{ Node struct{ ID, Name, State string } } }
+				}
+				Errors []any
+			}
+			rawGraphQL(t, env, "alice", tc.query, &out)
+			after := db.CachedSnapshots()
+			read := after.Hits + after.Misses - before.Hits - before.Misses
+			if len(out.Errors) > 0 || len(out.Data.Cases.Edges) != 5 || out.Data.Cases.Edges[0].Node.Name == "" {
+				t.Fatalf("%s: %+v", tc.query, out)
+			}
+			if tc.states != (read >= 5) {
+				t.Errorf("%s: %d case states read", tc.query, read)
+			}
 		}
 	})
 }

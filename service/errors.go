@@ -119,7 +119,11 @@ func wrap(op string, err error) error {
 	if errors.As(err, &e) {
 		return err
 	}
+	var budget *db.StateBudgetError
 	switch {
+	case errors.As(err, &budget):
+		return &Error{Op: op, Kind: Invalid, Err: err,
+			Msg: fmt.Sprintf("This request reads more than %s of case state; ask for fewer cases, or for fewer of their fields", budget.Size())}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return &Error{Op: op, Kind: Unavailable, Msg: "The request was cancelled or timed out", Err: err}
 	case errors.Is(err, db.ErrStaleVersion):
