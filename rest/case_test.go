@@ -527,3 +527,27 @@ func TestListPagingParameters(t *testing.T) {
 		}
 	})
 }
+
+// TestOnlyTenantUsersStart: with CASEGRAPH_ONLY_TENANT_USERS_START, a
+// caller who is not an enabled user of the tenant cannot start a case in
+// it (nor learn which definitions it has): the answer of an unknown
+// tenant. Its users still can. Without it, anyone with a valid token may,
+// as in the reference engine (rest/compat TestCases).
+func TestOnlyTenantUsersStart(t *testing.T) {
+	forEachDBWith(t, func(c *server.Config) { c.OnlyTenantUsersStart = true }, func(t *testing.T, env *servertest.Env) {
+		setupPermit(t, env)
+		start := func(user, definition string) *servertest.Response {
+			return env.Do(servertest.Request{Method: "POST", Path: "/cases", User: user,
+				Body: map[string]any{"definition": definition, "tenant": "acme"}})
+		}
+		for _, definition := range []string{"permit", "nosuch"} {
+			expect(t, start("zed", definition), 404, "An active tenant with id 'acme' cannot be found.")
+		}
+		expect(t, start("carol", "permit"), 401, "The user account carol has been disabled")
+		if resp := start("bob", "permit"); resp.Status != 200 {
+			t.Fatalf("bob, a user of acme: %d %s", resp.Status, resp.Body)
+		}
+		resp := env.Do(servertest.Request{Method: "GET", Path: "/cases", User: "zed"})
+		expect(t, resp, 200, "[]")
+	})
+}

@@ -95,7 +95,7 @@ func (s *Service) startCase(ctx context.Context, op string, who auth.Identity, i
 		if _, ok := check.Tenants[id]; ok || check.Retired {
 			return E(op, Invalid, msgStartCaseFailure)
 		}
-		if enabled, ok := check.Tenants[tenant]; !ok || !enabled {
+		if enabled, ok := check.Tenants[tenant]; !ok || !enabled || (s.onlyTenantUsersStart && anon == nil && check.Account == nil) {
 			return configured(ActiveTenantNotFound(op, tenant))
 		}
 		acct, err := enabledAccount(op, who, check.Account)

@@ -45,6 +45,12 @@ type Config struct {
 	// ForceRecovery allows rebuilding a case's read tables from its
 	// recorded state (RecoverCase); off, RecoverCase is NotFound.
 	ForceRecovery bool
+	// OnlyTenantUsersStart refuses a case start by anyone who is not an
+	// enabled user of the case's tenant, with the answer an unknown tenant
+	// gets. Off (the reference engine's way), any caller with a valid
+	// token may start a case in an enabled tenant, as a user of the
+	// identity provider: a citizen applying for a permit, say.
+	OnlyTenantUsersStart bool
 	// DevSignIn lets DevAccounts and DevAccount answer: development mode
 	// only. Off, they are NotFound.
 	DevSignIn bool
@@ -86,23 +92,24 @@ const DefaultTimerWorkers = 4
 
 // Service runs CaseGraph's commands and queries.
 type Service struct {
-	db             *db.DB
-	platformOwners map[string]bool
-	clientApps     map[string]bool
-	archiveDir     string
-	defaultTenant  string
-	anonymous      *AnonymousConfig
-	forceRecovery  bool
-	devSignIn      bool
-	version        VersionInfo
-	identityHealth func(ctx context.Context) (bool, string)
-	now            func() time.Time
-	logger         *slog.Logger
-	definitions    *definitionCache
-	httpClient     *http.Client
-	limits         Limits
-	timerFired     func(db.DueTimer, time.Time)
-	observer       Observer
+	db                   *db.DB
+	platformOwners       map[string]bool
+	clientApps           map[string]bool
+	archiveDir           string
+	defaultTenant        string
+	anonymous            *AnonymousConfig
+	forceRecovery        bool
+	onlyTenantUsersStart bool
+	devSignIn            bool
+	version              VersionInfo
+	identityHealth       func(ctx context.Context) (bool, string)
+	now                  func() time.Time
+	logger               *slog.Logger
+	definitions          *definitionCache
+	httpClient           *http.Client
+	limits               Limits
+	timerFired           func(db.DueTimer, time.Time)
+	observer             Observer
 	// live fans committed changes out to this process's subscribers.
 	live *hub
 	// notes sends committed changes to every replica (PostgreSQL).
@@ -130,29 +137,30 @@ type Service struct {
 // New returns a Service over an open, migrated database.
 func New(d *db.DB, cfg Config) *Service {
 	s := &Service{
-		db:             d,
-		platformOwners: make(map[string]bool),
-		clientApps:     make(map[string]bool),
-		archiveDir:     cfg.ArchiveDir,
-		defaultTenant:  cfg.DefaultTenant,
-		anonymous:      cfg.Anonymous,
-		forceRecovery:  cfg.ForceRecovery,
-		devSignIn:      cfg.DevSignIn,
-		version:        cfg.Version,
-		identityHealth: cfg.IdentityHealth,
-		now:            cfg.Now,
-		logger:         cfg.Logger,
-		definitions:    newDefinitionCache(256),
-		httpClient:     cfg.HTTPClient,
-		limits:         cfg.Limits.withDefaults(),
-		timerFired:     cfg.TimerFired,
-		timerWorkers:   cmp.Or(max(cfg.TimerWorkers, 0), DefaultTimerWorkers),
-		observer:       cfg.Observer,
-		live:           newHub(cfg.SubscriberBuffer),
-		timerWake:      make(chan struct{}, 1),
-		process:        cfg.Process.withDefaults(),
-		httpAllow:      newHostAllow(cfg.Process.AllowHosts),
-		callWake:       make(chan struct{}, 1),
+		db:                   d,
+		platformOwners:       make(map[string]bool),
+		clientApps:           make(map[string]bool),
+		archiveDir:           cfg.ArchiveDir,
+		defaultTenant:        cfg.DefaultTenant,
+		anonymous:            cfg.Anonymous,
+		forceRecovery:        cfg.ForceRecovery,
+		onlyTenantUsersStart: cfg.OnlyTenantUsersStart,
+		devSignIn:            cfg.DevSignIn,
+		version:              cfg.Version,
+		identityHealth:       cfg.IdentityHealth,
+		now:                  cfg.Now,
+		logger:               cfg.Logger,
+		definitions:          newDefinitionCache(256),
+		httpClient:           cfg.HTTPClient,
+		limits:               cfg.Limits.withDefaults(),
+		timerFired:           cfg.TimerFired,
+		timerWorkers:         cmp.Or(max(cfg.TimerWorkers, 0), DefaultTimerWorkers),
+		observer:             cfg.Observer,
+		live:                 newHub(cfg.SubscriberBuffer),
+		timerWake:            make(chan struct{}, 1),
+		process:              cfg.Process.withDefaults(),
+		httpAllow:            newHostAllow(cfg.Process.AllowHosts),
+		callWake:             make(chan struct{}, 1),
 	}
 	s.processHTTP = newProcessHTTPClient(s.httpAllow, s.process.Timeout)
 	s.live.audience = s.liveAudience

@@ -119,6 +119,8 @@ func configFlags(name string, stderr io.Writer) (fs *flag.FlagSet, finish func()
 		"JSON file configuring anonymous case start (POST /request/case/{type}); empty: off (CASEGRAPH_ANONYMOUS_CONFIG)")
 	fs.BoolVar(&cfg.ForceRecovery, "force-recovery", envBool("CASEGRAPH_FORCE_RECOVERY"),
 		"serve PATCH /debug/force-recovery/{caseId}, rebuilding a case's read tables from its recorded state (CASEGRAPH_FORCE_RECOVERY)")
+	fs.BoolVar(&cfg.OnlyTenantUsersStart, "only-tenant-users-start", envBool("CASEGRAPH_ONLY_TENANT_USERS_START"),
+		"only enabled users of a tenant may start cases in it; default: anyone with a valid token, as the reference engine (CASEGRAPH_ONLY_TENANT_USERS_START)")
 	fs.StringVar(&issuers, "oidc-issuers", env("CASEGRAPH_OIDC_ISSUERS", ""), "comma-separated trusted issuer URLs (CASEGRAPH_OIDC_ISSUERS)")
 	fs.StringVar(&cfg.OIDCKeysURL, "oidc-keys-url", env("CASEGRAPH_OIDC_KEYS_URL", ""), "static JWKS URL for a single issuer (CASEGRAPH_OIDC_KEYS_URL)")
 	fs.StringVar(&cfg.UserIDClaim, "user-id-claim", env("CASEGRAPH_USER_ID_CLAIM", "sub"), "token claim holding the user id (CASEGRAPH_USER_ID_CLAIM)")
@@ -127,7 +129,7 @@ func configFlags(name string, stderr io.Writer) (fs *flag.FlagSet, finish func()
 	fs.StringVar(&logLevel, "log-level", env("CASEGRAPH_LOG_LEVEL", "info"), "debug, info, warn or error (CASEGRAPH_LOG_LEVEL)")
 	cfg.RegisterFlags(fs)
 	return fs, func() (server.Config, slog.Level, error) {
-		if err := checkEnvBools("CASEGRAPH_DEV", "CASEGRAPH_FORCE_RECOVERY"); err != nil {
+		if err := checkEnvBools("CASEGRAPH_DEV", "CASEGRAPH_FORCE_RECOVERY", "CASEGRAPH_ONLY_TENANT_USERS_START"); err != nil {
 			return server.Config{}, 0, err
 		}
 		var level slog.Level

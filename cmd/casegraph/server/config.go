@@ -52,6 +52,11 @@ type Config struct {
 	// route answers 404, as the reference engine's does when debug events
 	// are not open. (CASEGRAPH_FORCE_RECOVERY)
 	ForceRecovery bool
+	// OnlyTenantUsersStart lets only enabled users of a tenant start cases
+	// in it; others get the answer of an unknown tenant. Default false:
+	// anyone with a valid token may, as in the reference engine.
+	// (CASEGRAPH_ONLY_TENANT_USERS_START)
+	OnlyTenantUsersStart bool
 	// OIDCIssuers are the trusted token issuers, matched exactly against
 	// `iss`. (CASEGRAPH_OIDC_ISSUERS)
 	OIDCIssuers []string

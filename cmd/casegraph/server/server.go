@@ -101,13 +101,14 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 		builtAt, _ = time.Parse(time.RFC3339, cfg.Version.BuiltAt)
 	}
 	svc := service.New(d, service.Config{
-		PlatformOwners: cfg.PlatformOwners,
-		ClientApps:     cfg.ClientApps,
-		ArchiveDir:     cfg.ArchiveDir,
-		DefaultTenant:  cfg.DefaultTenant,
-		Anonymous:      anonymous,
-		ForceRecovery:  cfg.ForceRecovery,
-		DevSignIn:      dev != nil,
+		PlatformOwners:       cfg.PlatformOwners,
+		ClientApps:           cfg.ClientApps,
+		ArchiveDir:           cfg.ArchiveDir,
+		DefaultTenant:        cfg.DefaultTenant,
+		Anonymous:            anonymous,
+		ForceRecovery:        cfg.ForceRecovery,
+		OnlyTenantUsersStart: cfg.OnlyTenantUsersStart,
+		DevSignIn:            dev != nil,
 		Version: service.VersionInfo{
 			Name: "casegraph", Version: cfg.Version.Version, GitCommit: cfg.Version.GitCommit, BuiltAt: builtAt,
 		},
