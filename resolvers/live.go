@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync"
 	"time"
@@ -39,34 +40,70 @@ const (
 	DefaultLiveConnectionsPerUser = 20
 )
 
-// liveConns counts the open live connections, in total and per user.
+// liveConns counts the open live connections, in total and per user, and
+// those not yet past connection_init in total and per client address:
+// upgrades that never send it (they may, for InitTimeout) took the whole
+// server's limit without a token, so that no one could subscribe.
 type liveConns struct {
 	mu         sync.Mutex
 	total, max int
 	perUser    map[string]int
 	maxPerUser int
+	pending    int
+	perAddr    map[netip.Addr]int
 	svc        *service.Service
 	authn      Authenticator
 }
 
+// Bounds of connections waiting for their connection_init: a tenth of the
+// server's limit in all, and maxPendingPerAddr from one client address.
+const maxPendingPerAddr = 32
+
 func newLiveConns(svc *service.Service, authn Authenticator, lim Limits) *liveConns {
-	return &liveConns{max: lim.MaxLiveConnections, maxPerUser: lim.MaxLiveConnectionsPerUser, perUser: map[string]int{}, svc: svc, authn: authn}
+	return &liveConns{max: lim.MaxLiveConnections, maxPerUser: lim.MaxLiveConnectionsPerUser, perUser: map[string]int{},
+		perAddr: map[netip.Addr]int{}, svc: svc, authn: authn}
 }
 
-func (l *liveConns) acquire() bool {
+// acquire takes a slot for a new connection from addr, waiting for its
+// connection_init.
+func (l *liveConns) acquire(c *liveConn, addr netip.Addr) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.total >= l.max {
+	if l.total >= l.max || l.pending >= max(l.max/10, 1) || l.perAddr[addr] >= maxPendingPerAddr {
 		return false
 	}
 	l.total++
+	l.pending++
+	l.perAddr[addr]++
+	c.addr, c.pending = addr, true
 	return true
+}
+
+// initialized counts c as past its connection_init.
+func (l *liveConns) initialized(c *liveConn) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.donePending(c)
+}
+
+// donePending counts c out of the connections waiting for their init;
+// l.mu is held.
+func (l *liveConns) donePending(c *liveConn) {
+	if !c.pending {
+		return
+	}
+	c.pending = false
+	l.pending--
+	if l.perAddr[c.addr]--; l.perAddr[c.addr] <= 0 {
+		delete(l.perAddr, c.addr)
+	}
 }
 
 func (l *liveConns) release(c *liveConn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.total--
+	l.donePending(c)
 	if c.user != "" {
 		if l.perUser[c.user]--; l.perUser[c.user] <= 0 {
 			delete(l.perUser, c.user)
@@ -93,12 +130,12 @@ func isUpgrade(r *http.Request) bool {
 // serve runs one live connection: bounded in number before the upgrade,
 // per user once the connection_init payload named the caller.
 func (l *liveConns) serve(w http.ResponseWriter, r *http.Request, next http.Handler) {
-	if !l.acquire() {
+	c := &liveConn{}
+	if !l.acquire(c, auth.ClientAddr(r)) {
 		w.Header().Set("Retry-After", "5")
 		writeGraphQLError(w, http.StatusServiceUnavailable, codeOf[service.Unavailable], "Too many live connections; try again later")
 		return
 	}
-	c := &liveConn{}
 	defer l.release(c)
 	defer l.svc.LiveConnected()()
 	next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), liveConnKey{}, c)))
@@ -108,10 +145,12 @@ func (l *liveConns) serve(w http.ResponseWriter, r *http.Request, next http.Hand
 // so that a subscription can close it with a reason (a disabled account, a
 // client too slow to keep up).
 type liveConn struct {
-	user string
-	mu   sync.Mutex
-	ws   transport.WebsocketConn
-	subs int // running subscriptions
+	user    string
+	addr    netip.Addr
+	pending bool // waiting for its connection_init
+	mu      sync.Mutex
+	ws      transport.WebsocketConn
+	subs    int // running subscriptions
 }
 
 // maxSubscriptionsPerConnection bounds the subscriptions one connection
@@ -190,8 +229,11 @@ func (l *liveConns) init(ctx context.Context, payload transport.InitPayload) (co
 	if !ok {
 		return refuse(ctx, closeUnauthenticated, "Authorization token is missing")
 	}
-	if c, isLive := ctx.Value(liveConnKey{}).(*liveConn); isLive && !l.acquireUser(c, who.UserID) {
-		return refuse(ctx, closeTooMany, "Too many live connections for this user")
+	if c, isLive := ctx.Value(liveConnKey{}).(*liveConn); isLive {
+		if !l.acquireUser(c, who.UserID) {
+			return refuse(ctx, closeTooMany, "Too many live connections for this user")
+		}
+		l.initialized(c)
 	}
 	if exp, ok := tokenExpiry(header); ok {
 		// A connection must not outlive its token.

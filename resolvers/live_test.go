@@ -400,3 +400,42 @@ func TestLiveTokenExpiry(t *testing.T) {
 		t.Fatalf("expired token: close %d %q (%v)", code, reason, err)
 	}
 }
+
+// TestLivePendingUpgrades: upgrades that never send connection_init are
+// bounded apart from the server's limit (a tenth of it), so that they
+// cannot lock everyone out of subscriptions; a connection past its init
+// no longer counts among them.
+func TestLivePendingUpgrades(t *testing.T) {
+	t.Parallel()
+	env := servertest.Start(t, db.SQLite, func(c *server.Config) { c.LiveConnections = 30 })
+	rawUpgrade := func() (*websocket.Conn, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		conn, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(env.URL, "http")+"/graphql",
+			&websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}})
+		if err != nil && resp != nil {
+			return nil, fmt.Errorf("status %d: %w", resp.StatusCode, err)
+		}
+		return conn, err
+	}
+	var idle []*websocket.Conn
+	for range 3 {
+		conn, err := rawUpgrade()
+		if err != nil {
+			t.Fatalf("upgrade %d: %v", len(idle)+1, err)
+		}
+		idle = append(idle, conn)
+	}
+	if _, err := dialLive(t, env, map[string]string{"token": env.Issuer.Token("alice")}); err == nil || !strings.Contains(err.Error(), "status 503") {
+		t.Fatalf("a fourth connection while three wait for their init: %v, want 503", err)
+	}
+	_ = idle[0].CloseNow()
+	dbtest.Until(t, 5*time.Second, "the closed upgrade's slot", func() (bool, error) {
+		_, err := dialLive(t, env, map[string]string{"token": env.Issuer.Token("alice")})
+		return err == nil, nil
+	})
+	// alice, initialized, waits no more: bob gets a slot beside the two idle.
+	if _, err := dialLive(t, env, map[string]string{"token": env.Issuer.Token("bob")}); err != nil {
+		t.Fatalf("bob beside alice and two idle upgrades: %v", err)
+	}
+}

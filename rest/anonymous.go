@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/casegraph/casegraph/auth"
 	"github.com/casegraph/casegraph/service"
 )
 
@@ -41,7 +42,7 @@ func (a *API) registerAnonymous(mux *recorder) {
 // cause logged. The caller's own mistakes (a malformed body, a bad or
 // taken case id, inputs the definition refuses) are 400 as on POST /cases.
 func (a *API) startAnonymousCase(w http.ResponseWriter, r *http.Request) {
-	if ok, wait := a.anonymous.allow(ClientAddr(r)); !ok {
+	if ok, wait := a.anonymous.allow(auth.ClientAddr(r)); !ok {
 		// 503 with Retry-After rather than 429: the reference engine's
 		// clients know 503 (overload, identity provider down) and it never
 		// answers 429.

@@ -2,8 +2,6 @@ package rest
 
 import (
 	"math"
-	"net"
-	"net/http"
 	"net/netip"
 	"sync"
 	"time"
@@ -108,25 +106,4 @@ func (l *limiter) size() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.buckets)
-}
-
-// ClientAddr is the address a request is limited by: the peer's IP, an
-// IPv6 peer's /64 (one host holds a whole /64, and would otherwise get a
-// bucket per address). Proxies' forwarding headers are not trusted: any
-// caller can send them.
-func ClientAddr(r *http.Request) netip.Addr {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	a, err := netip.ParseAddr(host)
-	if err != nil {
-		return netip.Addr{}
-	}
-	a = a.Unmap()
-	if a.Is6() {
-		p, _ := a.Prefix(64)
-		return p.Addr()
-	}
-	return a
 }

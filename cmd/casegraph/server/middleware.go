@@ -21,7 +21,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/casegraph/casegraph/rest"
+	"github.com/casegraph/casegraph/auth"
 	"github.com/casegraph/casegraph/service"
 )
 
@@ -112,7 +112,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		// such connections, without a token, made the server answer 503 to
 		// everyone). Handlers read every body whole anyway.
 		if r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody {
-			body, release, ok := s.bodies.buffer(rest.ClientAddr(r), r.Body)
+			body, release, ok := s.bodies.buffer(auth.ClientAddr(r), r.Body)
 			defer release()
 			if !ok {
 				rec.Header().Set("Retry-After", "1")
@@ -160,7 +160,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 // bodyBudget bounds the bytes of the request bodies held at once. Bodies
 // are read before their request takes an in-flight slot, so without it
 // many large bodies at once could exhaust memory. One client address
-// (rest.ClientAddr) holds at most a quarter of it: sixteen connections
+// (auth.ClientAddr) holds at most a quarter of it: sixteen connections
 // that each sent all but the last byte of a 16 MiB body, without a token,
 // held the whole budget and made every request with a body answer 503
 // for the minute ReadTimeout allows. Behind a proxy every client shares
