@@ -120,8 +120,13 @@ func TestInFlightLimit(t *testing.T) {
 	if full.Status != http.StatusServiceUnavailable || full.Header.Get("Retry-After") == "" {
 		t.Fatalf("a third request got %d (Retry-After %q) %s, want 503 with Retry-After", full.Status, full.Header.Get("Retry-After"), full.Body)
 	}
-	if rest := env.Do(servertest.Request{Method: "GET", Path: "/tasks", User: "alice"}); rest.Status != http.StatusServiceUnavailable {
-		t.Fatalf("a REST request while full got %d, want 503", rest.Status)
+	// GraphQL clients read JSON; REST clients the reference's text.
+	if full.Header.Get("Content-Type") != "application/json" || !strings.Contains(full.Body, `"code":"UNAVAILABLE"`) {
+		t.Fatalf("GraphQL's 503: %q %s", full.Header.Get("Content-Type"), full.Body)
+	}
+	if rest := env.Do(servertest.Request{Method: "GET", Path: "/tasks", User: "alice"}); rest.Status != http.StatusServiceUnavailable ||
+		rest.Body != "The server is currently unavailable (because it is overloaded or down for maintenance)." {
+		t.Fatalf("a REST request while full got %d %s, want 503", rest.Status, rest.Body)
 	}
 	if probe := env.Do(servertest.Request{Method: "GET", Path: "/health"}); probe.Status != http.StatusOK {
 		t.Fatalf("/health while full got %d %s, want 200", probe.Status, probe.Body)

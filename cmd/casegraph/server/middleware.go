@@ -115,8 +115,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			body, release, ok := s.bodies.buffer(auth.ClientAddr(r), r.Body)
 			defer release()
 			if !ok {
-				rec.Header().Set("Retry-After", "1")
-				writeText(rec, http.StatusServiceUnavailable, "The server is currently unavailable (because it is overloaded or down for maintenance).")
+				writeOverloaded(rec, r)
 				return
 			}
 			r.Body = body
@@ -135,8 +134,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			case s.inFlight <- struct{}{}:
 				defer func() { <-s.inFlight }()
 			default:
-				rec.Header().Set("Retry-After", "1")
-				writeText(rec, http.StatusServiceUnavailable, "The server is currently unavailable (because it is overloaded or down for maintenance).")
+				writeOverloaded(rec, r)
 				return
 			}
 		}
@@ -155,6 +153,21 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(rec, r)
 	})
+}
+
+// writeOverloaded answers a request the server has no room for: 503 with
+// Retry-After, in the reference engine's words on REST and as a GraphQL
+// error on /graphql, whose clients read JSON.
+func writeOverloaded(w http.ResponseWriter, r *http.Request) {
+	const msg = "The server is currently unavailable (because it is overloaded or down for maintenance)."
+	w.Header().Set("Retry-After", "1")
+	if r.URL.Path != "/graphql" {
+		writeText(w, http.StatusServiceUnavailable, msg)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusServiceUnavailable)
+	_, _ = io.WriteString(w, `{"errors":[{"message":"`+msg+`","extensions":{"code":"UNAVAILABLE"}}],"data":null}`)
 }
 
 // bodyBudget bounds the bytes of the request bodies held at once. Bodies
