@@ -178,7 +178,11 @@ func TestCasesConnection(t *testing.T) {
 			before := db.CachedSnapshots()
 			var out struct {
 				Data struct {
-					Cases struct{ Edges []struct{ Node struct{ ID, Name, State string } } }
+					Cases struct {
+						Edges []struct {
+							Node struct{ ID, Name, State string }
+						}
+					}
 				}
 				Errors []any
 			}
