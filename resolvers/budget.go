@@ -8,7 +8,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
-	"github.com/casegraph/casegraph/db"
+	"github.com/casegraph/casegraph/service"
 )
 
 // responseBudget is what is left of a request's response-size budget.
@@ -56,8 +56,8 @@ func withBudget(ctx context.Context, limit int) context.Context {
 	b := &responseBudget{limit: limit}
 	b.left.Store(int64(limit))
 	// The case states a request reads are bounded alike: twice the
-	// response's bytes of snapshots (db.WithStateBudget).
-	return context.WithValue(db.WithStateBudget(ctx, 2*int64(limit)), budgetKey{}, b)
+	// response's bytes of snapshots (service.WithStateBudget).
+	return context.WithValue(service.WithStateBudget(ctx, 2*int64(limit)), budgetKey{}, b)
 }
 
 func encodedSize(v any) int {

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"unicode"
@@ -140,4 +141,12 @@ func fileTooLarge(op string, err error) error {
 		return Ef(op, Invalid, "The case file would be %d bytes; the limit is %d bytes", e.Size, e.Limit)
 	}
 	return err
+}
+
+// WithStateBudget bounds the case states read with ctx to max snapshot
+// bytes (a decoded state takes about 3.4 times its snapshot); past it a
+// read fails as Invalid. GraphQL gives every request and every event of a
+// subscription one.
+func WithStateBudget(ctx context.Context, max int64) context.Context {
+	return db.WithStateBudget(ctx, max)
 }
