@@ -112,7 +112,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		// such connections, without a token, made the server answer 503 to
 		// everyone). Handlers read every body whole anyway.
 		if r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody {
-			body, release, ok := s.bodies.buffer(auth.ClientAddr(r), r.Body)
+			body, release, ok := s.bodies.buffer(auth.ClientAddr(r), r.Body, r.ContentLength)
 			defer release()
 			if !ok {
 				writeOverloaded(rec, r)
@@ -210,8 +210,13 @@ const maxBufferedBodies = 16 * maxRequestBody
 // fails as body did (a MaxBytesError past the limit, a broken connection),
 // so that handlers answer as they did reading it themselves. ok is false
 // when the budget ran out; release gives its bytes back.
-func (b *bodyBudget) buffer(client netip.Addr, body io.ReadCloser) (_ io.ReadCloser, release func(), ok bool) {
+func (b *bodyBudget) buffer(client netip.Addr, body io.ReadCloser, size int64) (_ io.ReadCloser, release func(), ok bool) {
 	var buf bytes.Buffer
+	if size > 0 {
+		// A declared size takes its room at once: growing by doubling held
+		// up to twice the body (the bytes are charged as they arrive).
+		buf.Grow(int(min(size, maxRequestBody+1)))
+	}
 	var charged int64
 	release = func() { b.charge(client, -charged) }
 	chunk := make([]byte, 32<<10)
