@@ -112,7 +112,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		// such connections, without a token, made the server answer 503 to
 		// everyone). Handlers read every body whole anyway.
 		if r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody {
-			body, release, ok := s.bodies.buffer(auth.ClientAddr(r), r.Body, r.ContentLength)
+			body, release, ok := s.bodies.buffer(auth.ClientAddr(r), r.Body)
 			defer release()
 			if !ok {
 				writeOverloaded(rec, r)
@@ -210,13 +210,12 @@ const maxBufferedBodies = 16 * maxRequestBody
 // fails as body did (a MaxBytesError past the limit, a broken connection),
 // so that handlers answer as they did reading it themselves. ok is false
 // when the budget ran out; release gives its bytes back.
-func (b *bodyBudget) buffer(client netip.Addr, body io.ReadCloser, size int64) (_ io.ReadCloser, release func(), ok bool) {
+//
+// The buffer grows as bytes arrive, never ahead of them: room taken for a
+// declared Content-Length before its bytes came let headers alone, without
+// a token, hold gigabytes.
+func (b *bodyBudget) buffer(client netip.Addr, body io.ReadCloser) (_ io.ReadCloser, release func(), ok bool) {
 	var buf bytes.Buffer
-	if size > 0 {
-		// A declared size takes its room at once: growing by doubling held
-		// up to twice the body (the bytes are charged as they arrive).
-		buf.Grow(int(min(size, maxRequestBody+1)))
-	}
 	var charged int64
 	release = func() { b.charge(client, -charged) }
 	chunk := make([]byte, 32<<10)
@@ -237,12 +236,36 @@ func (b *bodyBudget) buffer(client netip.Addr, body io.ReadCloser, size int64) (
 		}
 	}
 	_ = body.Close()
-	return io.NopCloser(io.MultiReader(&buf, failingReader{err})), release, true
+	return &bufferedBody{Reader: bytes.NewReader(buf.Bytes()), body: buf.Bytes(), err: err}, release, true
 }
 
-type failingReader struct{ err error }
+// bufferedBody is a body read whole: its bytes, then the error its
+// reading ended with (io.EOF, or a MaxBytesError past the limit).
+type bufferedBody struct {
+	*bytes.Reader
+	body []byte
+	err  error
+}
 
-func (f failingReader) Read([]byte) (int, error) { return 0, f.err }
+func (b *bufferedBody) Read(p []byte) (int, error) {
+	n, err := b.Reader.Read(p)
+	if err == io.EOF {
+		err = b.err
+	}
+	return n, err
+}
+
+func (b *bufferedBody) Close() error { return nil }
+
+// Bytes is the whole body, without a copy, and the error its reading
+// ended with (nil for a body read to its end): handlers that take a body
+// whole (GraphQL's) need not hold it twice.
+func (b *bufferedBody) Bytes() ([]byte, error) {
+	if b.err == io.EOF {
+		return b.body, nil
+	}
+	return b.body, b.err
+}
 
 // cors answers browsers of the configured origins (CASEGRAPH_CORS_ORIGINS;
 // in development mode also http://localhost and http://127.0.0.1 on any
