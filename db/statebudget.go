@@ -20,7 +20,8 @@ type stateBudget struct {
 }
 
 // WithStateBudget returns ctx with a budget of max snapshot bytes for the
-// case states read with it.
+// case states read with it; max 0 or less is no limit (one set before
+// is lifted). The first state read always passes, however large.
 func WithStateBudget(ctx context.Context, max int64) context.Context {
 	b := &stateBudget{max: max}
 	b.left.Store(max)
@@ -46,11 +47,16 @@ func (e *StateBudgetError) Size() string {
 // one.
 func chargeStateBudget(ctx context.Context, n int) error {
 	b, ok := ctx.Value(stateBudgetKey{}).(*stateBudget)
-	if !ok {
+	if !ok || b.max <= 0 {
 		return nil
 	}
-	if b.left.Add(-int64(n)) < 0 {
-		return &StateBudgetError{Max: b.max}
+	for {
+		left := b.left.Load()
+		if left < int64(n) && left != b.max {
+			return &StateBudgetError{Max: b.max}
+		}
+		if b.left.CompareAndSwap(left, left-int64(n)) {
+			return nil
+		}
 	}
-	return nil
 }

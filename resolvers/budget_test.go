@@ -67,4 +67,20 @@ func TestStateBudget(t *testing.T) {
 	if len(body.Errors) != 0 {
 		t.Fatalf("one case: %+v", body.Errors)
 	}
+	// A mutation reads its case without the budget (it read it twice,
+	// before and after its commit, and reported a change made as refused),
+	// and the first state a request reads passes however large.
+	id, _ := startIncident(t, env)
+	mid := fmt.Sprintf(`{"Title":%q}`, strings.Repeat("m", 12<<10))
+	if _, err := client.UpdateCaseFileItem(ctx, env.GraphQL("alice"), id, "Incident", json.RawMessage(mid)); err != nil {
+		t.Fatalf("a mutation on a case of more than half the state budget: %v", err)
+	}
+	huge := map[string]any{"Title": strings.Repeat("h", 40<<10)}
+	if resp := env.Do(servertest.Request{Method: "PUT", Path: "/cases/" + id + "/casefile/update/Incident", User: "alice", Body: huge}); resp.Status != 200 {
+		t.Fatalf("REST update: %d %s", resp.Status, resp.Body)
+	}
+	_, body = postGraphQL(t, env, "alice", fmt.Sprintf(`{ case(id: %q) { id caseRoles } }`, id))
+	if len(body.Errors) != 0 {
+		t.Fatalf("one case larger than the whole budget: %+v", body.Errors)
+	}
 }

@@ -56,7 +56,7 @@ func NewHandler(svc *service.Service, authn Authenticator, logger *slog.Logger, 
 		srv.Use(e)
 	}
 	srv.Use(perEvent(svc, lim.MaxResponseBytes))
-	srv.AroundOperations(subscriptionsOverWebSocket)
+	srv.AroundOperations(operationRules(svc, lim.MaxResponseBytes))
 	srv.AroundFields(chargeHeavyFields(lim.MaxResponseBytes))
 	srv.SetErrorPresenter(errorPresenter(logger))
 	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
@@ -112,21 +112,47 @@ func NewHandler(svc *service.Service, authn Authenticator, logger *slog.Logger, 
 	})
 }
 
-// subscriptionsOverWebSocket refuses, at once, a subscription sent over
-// plain HTTP (it waited for its first event until the request's deadline,
-// holding an in-flight slot; 64 of them made the server answer 503) and
-// one that selects more than one root field (gqlparser's rule counts
-// a field aliased twice once, and gqlgen then failed it as an internal
-// error).
-func subscriptionsOverWebSocket(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
-	oc := graphql.GetOperationContext(ctx)
-	if oc == nil || oc.Operation == nil || oc.Operation.Operation != ast.Subscription {
-		return next(ctx)
+// operationRules prepares every operation by its kind and transport.
+//
+// A query or mutation over a live WebSocket gets the dataloaders and the
+// budgets an HTTP request gets from the handler (it had none, and failed
+// as an internal error after a mutation had committed). A mutation reads
+// case states without the state budget: it reads the cases it changes,
+// and a budget spent after its commit would report a change made as
+// refused. A subscription is refused at once over plain HTTP (it waited
+// for its first event until the request's deadline, holding an in-flight
+// slot; 64 of them made the server answer 503) and when it selects more
+// than one root field (gqlparser's rule counts a field aliased twice
+// once, and gqlgen then failed it as an internal error).
+func operationRules(svc *service.Service, maxResponseBytes int) graphql.OperationMiddleware {
+	return func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+		oc := graphql.GetOperationContext(ctx)
+		if oc == nil || oc.Operation == nil {
+			return next(ctx)
+		}
+		_, live := ctx.Value(liveConnKey{}).(*liveConn)
+		switch oc.Operation.Operation {
+		case ast.Subscription:
+			return subscriptionRules(ctx, oc, live, next)
+		case ast.Mutation:
+			if live {
+				ctx = withBudget(withLoaders(ctx, svc), maxResponseBytes)
+			}
+			return next(service.WithStateBudget(ctx, 0))
+		default:
+			if live {
+				ctx = withBudget(withLoaders(ctx, svc), maxResponseBytes)
+			}
+			return next(ctx)
+		}
 	}
+}
+
+func subscriptionRules(ctx context.Context, oc *graphql.OperationContext, live bool, next graphql.OperationHandler) graphql.ResponseHandler {
 	refuse := func(msg string) graphql.ResponseHandler {
 		return graphql.OneShot(&graphql.Response{Errors: gqlerror.List{{Message: msg, Extensions: map[string]any{"code": codeOf[service.Invalid]}}}})
 	}
-	if _, live := ctx.Value(liveConnKey{}).(*liveConn); !live {
+	if !live {
 		return refuse("Subscriptions are served over a WebSocket at /graphql (graphql-transport-ws), not over plain HTTP")
 	}
 	if n := len(graphql.CollectFields(oc, oc.Operation.SelectionSet, []string{"Subscription"})); n != 1 {

@@ -104,7 +104,7 @@ func (l *liveConns) release(c *liveConn) {
 	defer l.mu.Unlock()
 	l.total--
 	l.donePending(c)
-	if c.user != "" {
+	if c.counted {
 		if l.perUser[c.user]--; l.perUser[c.user] <= 0 {
 			delete(l.perUser, c.user)
 		}
@@ -118,7 +118,9 @@ func (l *liveConns) acquireUser(c *liveConn, user string) bool {
 		return false
 	}
 	l.perUser[user]++
-	c.user = user
+	// counted, not user != "": a token may name the user "" (as the
+	// reference lets it), whose count was never given back.
+	c.user, c.counted = user, true
 	return true
 }
 
@@ -148,6 +150,7 @@ type liveConn struct {
 	user    string
 	addr    netip.Addr
 	pending bool // waiting for its connection_init
+	counted bool // in perUser
 	mu      sync.Mutex
 	ws      transport.WebsocketConn
 	subs    int // running subscriptions

@@ -439,3 +439,24 @@ func TestLivePendingUpgrades(t *testing.T) {
 		t.Fatalf("bob beside alice and two idle upgrades: %v", err)
 	}
 }
+
+// TestLiveQueriesAndMutations: queries and mutations sent over a live
+// connection get the loaders and budgets an HTTP request gets; without
+// them a nested field failed as an internal error, after a mutation had
+// committed.
+func TestLiveQueriesAndMutations(t *testing.T) {
+	env := servertest.Start(t, db.SQLite)
+	caseID := setupPermit(t, env).Id
+	alice := liveAs(t, env, "alice")
+	alice.subscribe("q", `{ cases(first: 5) { edges { node { id caseRoles } } } }`, nil)
+	m, err := alice.next("q", 10*time.Second)
+	if err != nil || m.Type != "next" || strings.Contains(string(m.Payload), "errors") || !strings.Contains(string(m.Payload), "Reviewer") {
+		t.Fatalf("a query over the live connection: %s %s %v", m.Type, m.Payload, err)
+	}
+	alice.subscribe("m", `mutation($id: ID!) { updateCaseFileItem(caseId: $id, path: "Application", value: {Floors: 4}) { id caseRoles } }`,
+		map[string]any{"id": caseID})
+	m, err = alice.next("m", 10*time.Second)
+	if err != nil || m.Type != "next" || strings.Contains(string(m.Payload), "errors") || !strings.Contains(string(m.Payload), "Reviewer") {
+		t.Fatalf("a mutation over the live connection: %s %s %v", m.Type, m.Payload, err)
+	}
+}
