@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -31,6 +32,10 @@ type Limits struct {
 	// MaxLiveConnections bounds the open subscription WebSockets of this
 	// process; MaxLiveConnectionsPerUser those of one user.
 	MaxLiveConnections, MaxLiveConnectionsPerUser int
+	// OperationTimeout bounds a query or mutation sent over a live
+	// connection, as the server's request deadline bounds one over HTTP.
+	// Default 30 s.
+	OperationTimeout time.Duration
 }
 
 // DefaultLimits are the limits of a handler configured without any.
@@ -45,6 +50,9 @@ func (l Limits) withDefaults() Limits {
 		if *f.p <= 0 {
 			*f.p = *f.def
 		}
+	}
+	if l.OperationTimeout <= 0 {
+		l.OperationTimeout = 30 * time.Second
 	}
 	return l
 }

@@ -56,7 +56,7 @@ func NewHandler(svc *service.Service, authn Authenticator, logger *slog.Logger, 
 		srv.Use(e)
 	}
 	srv.Use(perEvent(svc, lim.MaxResponseBytes))
-	srv.AroundOperations(operationRules(svc, lim.MaxResponseBytes))
+	srv.AroundOperations(operationRules(svc, lim))
 	srv.AroundFields(chargeHeavyFields(lim.MaxResponseBytes))
 	srv.SetErrorPresenter(errorPresenter(logger))
 	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
@@ -124,26 +124,41 @@ func NewHandler(svc *service.Service, authn Authenticator, logger *slog.Logger, 
 // slot; 64 of them made the server answer 503) and when it selects more
 // than one root field (gqlparser's rule counts a field aliased twice
 // once, and gqlgen then failed it as an internal error).
-func operationRules(svc *service.Service, maxResponseBytes int) graphql.OperationMiddleware {
+func operationRules(svc *service.Service, lim Limits) graphql.OperationMiddleware {
 	return func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 		oc := graphql.GetOperationContext(ctx)
 		if oc == nil || oc.Operation == nil {
 			return next(ctx)
 		}
 		_, live := ctx.Value(liveConnKey{}).(*liveConn)
-		switch oc.Operation.Operation {
-		case ast.Subscription:
+		if oc.Operation.Operation == ast.Subscription {
 			return subscriptionRules(ctx, oc, live, next)
-		case ast.Mutation:
-			if live {
-				ctx = withBudget(withLoaders(ctx, svc), maxResponseBytes)
-			}
-			return next(service.WithStateBudget(ctx, 0))
-		default:
-			if live {
-				ctx = withBudget(withLoaders(ctx, svc), maxResponseBytes)
-			}
+		}
+		if oc.Operation.Operation == ast.Mutation {
+			ctx = service.WithStateBudget(ctx, 0)
+		}
+		if !live {
 			return next(ctx)
+		}
+		// Over a live connection no server deadline, loaders or budgets
+		// came with the request: the operation gets its own.
+		ctx, cancel := context.WithTimeout(withBudget(withLoaders(ctx, svc), lim.MaxResponseBytes), lim.OperationTimeout)
+		if oc.Operation.Operation == ast.Mutation {
+			ctx = service.WithStateBudget(ctx, 0)
+		}
+		respond := next(ctx)
+		answered := false
+		return func(rctx context.Context) *graphql.Response {
+			defer cancel()
+			resp := respond(rctx)
+			first := !answered
+			answered = true
+			if resp == nil && first && ctx.Err() != nil {
+				// Past the deadline gqlgen answers nothing; say why.
+				return &graphql.Response{Errors: gqlerror.List{{Message: "The request was cancelled or timed out",
+					Extensions: map[string]any{"code": codeOf[service.Unavailable]}}}}
+			}
+			return resp
 		}
 	}
 }

@@ -460,3 +460,19 @@ func TestLiveQueriesAndMutations(t *testing.T) {
 		t.Fatalf("a mutation over the live connection: %s %s %v", m.Type, m.Payload, err)
 	}
 }
+
+// TestLiveOperationDeadline: a query over a live connection has the
+// server's request deadline, as over HTTP (it had none).
+func TestLiveOperationDeadline(t *testing.T) {
+	env := servertest.Start(t, db.SQLite, func(c *server.Config) { c.RequestTimeout = time.Nanosecond })
+	alice := liveAs(t, env, "alice")
+	alice.subscribe("q", `{ cases(first: 5) { edges { node { id } } } }`, nil)
+	m, err := alice.next("q", 10*time.Second)
+	if err != nil || !strings.Contains(string(m.Payload), "UNAVAILABLE") {
+		t.Fatalf("a query past its deadline: %s %s %v", m.Type, m.Payload, err)
+	}
+	// Once: then the operation completes.
+	if m, err = alice.next("q", 10*time.Second); err != nil || m.Type != "complete" {
+		t.Fatalf("after the error: %s %s %v", m.Type, m.Payload, err)
+	}
+}

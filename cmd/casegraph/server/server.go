@@ -155,7 +155,8 @@ func (s *Server) routes() http.Handler {
 	}
 	gql := resolvers.NewHandler(s.svc, s.verifier, s.logger, resolvers.Limits{MaxCost: s.cfg.GraphQLMaxCost, MaxDepth: s.cfg.GraphQLMaxDepth,
 		MaxAliases: s.cfg.GraphQLMaxAliases, MaxQueryBytes: s.cfg.GraphQLMaxQueryBytes, MaxResponseBytes: s.cfg.MaxResponseBytes,
-		MaxLiveConnections: s.cfg.LiveConnections, MaxLiveConnectionsPerUser: s.cfg.LiveConnectionsPerUser}, gqlExtensions...)
+		MaxLiveConnections: s.cfg.LiveConnections, MaxLiveConnectionsPerUser: s.cfg.LiveConnectionsPerUser,
+		OperationTimeout: s.cfg.RequestTimeout}, gqlExtensions...)
 	mux.Handle("GET /graphql", gql)
 	mux.Handle("POST /graphql", gql)
 	mux.Handle("GET /graphiql", resolvers.GraphiQL("/graphql"))
