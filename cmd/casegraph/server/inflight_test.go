@@ -17,6 +17,7 @@ import (
 	"github.com/casegraph/casegraph/cmd/casegraph/server"
 	"github.com/casegraph/casegraph/cmd/casegraph/server/servertest"
 	"github.com/casegraph/casegraph/db"
+	"github.com/casegraph/casegraph/db/dbtest"
 )
 
 // holdHook holds, inside their handlers, the requests whose SQL names
@@ -141,4 +142,29 @@ func TestInFlightLimit(t *testing.T) {
 	if again := env.Do(servertest.Request{Method: "POST", Path: "/graphql", User: "alice", Body: map[string]string{"query": "{ __typename }"}}); again.Status != http.StatusOK {
 		t.Fatalf("after the held requests finished: %d %s", again.Status, again.Body)
 	}
+}
+
+// TestClientClosedCounted: a request whose client hung up before its
+// answer is counted (and logged) as 499, not as the status it never saw.
+func TestClientClosedCounted(t *testing.T) {
+	env := servertest.Start(t, db.SQLite, func(c *server.Config) { c.AdminAddr = "127.0.0.1:0" })
+	hook := &holdHook{entered: make(chan struct{}), release: make(chan struct{})}
+	//lint:ignore SA1019 the database is already in use; WithQueryHook would give a clone it does not use
+	env.Server.DB().AddQueryHook(hook)
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "GET", env.URL+"/cases?caseName="+holdMarker, nil)
+	req.Header.Set("Authorization", "Bearer "+env.Issuer.Token("alice"))
+	gone := make(chan error, 1)
+	go func() {
+		_, err := http.DefaultClient.Do(req)
+		gone <- err
+	}()
+	<-hook.entered
+	cancel()
+	<-gone
+	time.Sleep(100 * time.Millisecond) // the server notices the closed connection
+	close(hook.release)
+	dbtest.Until(t, 5*time.Second, "the request counted as 499", func() (bool, error) {
+		return strings.Contains(grepLines(scrape(t, env.Server.AdminHandler(), "/metrics"), "casegraph_http_requests_total"), `status="499"`), nil
+	})
 }

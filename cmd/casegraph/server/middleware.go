@@ -29,6 +29,10 @@ import (
 // engine's clients send every value they have seen to every URL. Commands
 // commit before they answer, so no request waits for them; a malformed one
 // is still a 400.
+// statusClientClosed is logged for a request whose client hung up before
+// its answer.
+const statusClientClosed = 499
+
 // maxRequestBody bounds every request body.
 const maxRequestBody = 16 << 20
 
@@ -65,12 +69,23 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			w.Header().Set("X-Trace-Id", traceID.String())
 		}
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		// status is what logs and metrics record: what was answered, or
+		// 499 (nginx's "client closed request") when the client hung up
+		// before the answer (a dropped command was logged as a 503 it
+		// never saw, an abandoned query as a 200).
+		clientCtx := ctx // ctx gets the request's deadline below
+		status := func() int {
+			if clientCtx.Err() != nil {
+				return statusClientClosed
+			}
+			return rec.status
+		}
 
 		defer func() {
 			// r is the request the mux saw last, so its Pattern is the
 			// route matched; the deferred recover below still runs first.
 			if observed != nil {
-				observed(r.Pattern, r.Method, rec.status, time.Since(start))
+				observed(r.Pattern, r.Method, status(), time.Since(start))
 			}
 			nameSpan(span, r.Pattern)
 		}()
@@ -84,7 +99,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 					writeText(rec, http.StatusInternalServerError, "An error happened in the server; check the server logs for more information")
 				}
 			}
-			s.logger.InfoContext(ctx, "request", "method", r.Method, "path", r.URL.Path, "route", r.Pattern, "status", rec.status,
+			s.logger.InfoContext(ctx, "request", "method", r.Method, "path", r.URL.Path, "route", r.Pattern, "status", status(),
 				"duration_ms", float64(time.Since(start).Microseconds())/1000)
 		}()
 
