@@ -2306,7 +2306,7 @@ input TenantUserInput {
   name: String
   "E-mail address."
   email: String
-  "Defaults to true."
+  "Whether the account may act; absent keeps the current value (true for a new user)."
   enabled: Boolean
 }
 `, BuiltIn: false},

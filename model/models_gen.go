@@ -390,7 +390,7 @@ type TenantUserInput struct {
 	Name *string `json:"name,omitempty"`
 	// E-mail address.
 	Email *string `json:"email,omitempty"`
-	// Defaults to true.
+	// Whether the account may act; absent keeps the current value (true for a new user).
 	Enabled *bool `json:"enabled,omitempty"`
 }
 

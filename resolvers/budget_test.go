@@ -22,7 +22,7 @@ func TestResponseBudget(t *testing.T) {
 			env := servertest.Start(t, flavor, func(c *server.Config) { c.MaxResponseBytes = 64 << 10 })
 			deployIncident(t, env)
 			id, _ := startIncident(t, env)
-			big := fmt.Sprintf(`{"Title":%q}`, strings.Repeat("x", 20<<10))
+			big := fmt.Sprintf(`{"Reporter":%q}`, strings.Repeat("x", 20<<10))
 			if _, err := client.UpdateCaseFileItem(ctx, env.GraphQL("alice"), id, "Incident", json.RawMessage(big)); err != nil {
 				t.Fatal(err)
 			}
@@ -52,7 +52,7 @@ func TestStateBudget(t *testing.T) {
 	deployIncident(t, env)
 	for range 6 {
 		id, _ := startIncident(t, env)
-		big := fmt.Sprintf(`{"Title":%q}`, strings.Repeat("x", 5<<10))
+		big := fmt.Sprintf(`{"Reporter":%q}`, strings.Repeat("x", 5<<10))
 		if _, err := client.UpdateCaseFileItem(ctx, env.GraphQL("alice"), id, "Incident", json.RawMessage(big)); err != nil {
 			t.Fatal(err)
 		}
@@ -71,11 +71,11 @@ func TestStateBudget(t *testing.T) {
 	// before and after its commit, and reported a change made as refused),
 	// and the first state a request reads passes however large.
 	id, _ := startIncident(t, env)
-	mid := fmt.Sprintf(`{"Title":%q}`, strings.Repeat("m", 12<<10))
+	mid := fmt.Sprintf(`{"Reporter":%q}`, strings.Repeat("m", 12<<10))
 	if _, err := client.UpdateCaseFileItem(ctx, env.GraphQL("alice"), id, "Incident", json.RawMessage(mid)); err != nil {
 		t.Fatalf("a mutation on a case of more than half the state budget: %v", err)
 	}
-	huge := map[string]any{"Title": strings.Repeat("h", 40<<10)}
+	huge := map[string]any{"Reporter": strings.Repeat("h", 40<<10)}
 	if resp := env.Do(servertest.Request{Method: "PUT", Path: "/cases/" + id + "/casefile/update/Incident", User: "alice", Body: huge}); resp.Status != 200 {
 		t.Fatalf("REST update: %d %s", resp.Status, resp.Body)
 	}

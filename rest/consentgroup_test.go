@@ -147,6 +147,11 @@ func TestOneIDSpace(t *testing.T) {
 				Body: tenantBody(name, user{UserID: "alice", IsOwner: true})})
 		}
 		expect(t, start("grp"), 400, startFailed)
+		// Only after the tenant is found: a taken id is not told to a
+		// caller that would fail anyway.
+		expect(t, env.Do(servertest.Request{Method: "POST", Path: "/cases", User: "zed",
+			Body: map[string]any{"definition": "permit", "tenant": "nope", "caseInstanceId": "grp"}}), 404,
+			"An active tenant with id 'nope' cannot be found.")
 		expect(t, group(caseID), 400, groupFailed)
 		expect(t, group("acme"), 400, groupFailed)
 		expect(t, tenant(caseID), 400, tenantFailed)

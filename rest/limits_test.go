@@ -82,6 +82,8 @@ func TestInputLimits(t *testing.T) {
 			{"JSON values", servertest.Request{Method: "POST", Path: "/cases", User: "alice", ContentType: "application/json",
 				Body: `{"definition":"permit","tenant":"acme","inputs":{"Application":{"Floors":[` + strings.Repeat("0,", 300_000) + `0]}}}`},
 				"The request content was malformed: it holds more than 250000 JSON values"},
+			{"business identifier", servertest.Request{Method: "PUT", Path: "/cases/" + id + "/casefile/update/Application", User: "alice",
+				Body: map[string]any{"Applicant": strings.Repeat("a", 1500)}}, "The business identifier Applicant would be 1500 bytes long; the limit is 1024"},
 			{"case file size", servertest.Request{Method: "PUT", Path: "/cases/" + id + "/casefile/update/Application", User: "alice",
 				Body: map[string]any{"Address": strings.Repeat("x", 3000)}}, "The case file would be "},
 		} {

@@ -84,16 +84,9 @@ func (s *Service) startCase(ctx context.Context, op string, who auth.Identity, i
 	}
 	var out CaseStarted
 	err := s.oneBatchCommand(ctx, op, func(ctx context.Context, tx bun.IDB) error {
-		// The reference engine keeps one id space for cases, tenants and
-		// consent groups: StartCase to a tenant's or a group's id reaches
-		// that actor and fails. Nor does it reuse the id of an archived or
-		// deleted case.
 		check, err := db.StartChecks(ctx, tx, id, tenant, definitionFileName(in.Definition), who.UserID)
 		if err != nil {
 			return err
-		}
-		if _, ok := check.Tenants[id]; ok || check.Retired {
-			return E(op, Invalid, msgStartCaseFailure)
 		}
 		if enabled, ok := check.Tenants[tenant]; !ok || !enabled || (s.onlyTenantUsersStart && anon == nil && check.Account == nil) {
 			return configured(ActiveTenantNotFound(op, tenant))
@@ -104,6 +97,15 @@ func (s *Service) startCase(ctx context.Context, op string, who auth.Identity, i
 		}
 		if check.DefinitionHash == "" {
 			return configured(Ef(op, Invalid, "Cannot find or load definition %s", definitionFileName(strings.TrimSpace(in.Definition))))
+		}
+		// The reference engine keeps one id space for cases, tenants and
+		// consent groups: StartCase to a tenant's or a group's id reaches
+		// that actor and fails. Nor does it reuse the id of an archived or
+		// deleted case. Checked after the tenant, the caller and the
+		// definition, as a live case's id is (when its row is written), so
+		// that no one learns of a hidden id before passing them.
+		if _, ok := check.Tenants[id]; ok || check.Retired {
+			return E(op, Invalid, msgStartCaseFailure)
 		}
 		stored := db.Definition{Name: check.DefinitionName, Hash: check.DefinitionHash}
 		defs, err := s.storedDefinitions(ctx, tx, stored.Hash)
@@ -188,6 +190,11 @@ func (s *Service) saveCase(ctx context.Context, idb bun.IDB, def *cmmn.Case, rec
 		return 0, err
 	}
 	ids := identifiersOf(def, c)
+	for _, bi := range ids {
+		if len(bi.Value) > maxIdentifierValue {
+			return 0, Ef("service.saveCase", Invalid, "The business identifier %s would be %d bytes long; the limit is %d", bi.Name, len(bi.Value), maxIdentifierValue)
+		}
+	}
 	w := db.CaseWrite{Record: rec, State: c, Events: s.withEngineVersion(events), User: who.UserID, At: c.LastModified, Identifiers: ids,
 		Timers: c.Timers(), MaxFileSize: s.limits.CaseFileBytes, CorrelationID: corr}
 	if before != nil {
@@ -202,6 +209,10 @@ func (s *Service) saveCase(ctx context.Context, idb bun.IDB, def *cmmn.Case, rec
 	}
 	return v, fileTooLarge("service.saveCase", err)
 }
+
+// maxIdentifierValue bounds a business identifier's value: PostgreSQL
+// indexes it, and refused (500) an index row past 2,704 bytes.
+const maxIdentifierValue = 1024
 
 func identifiersOf(def *cmmn.Case, c *engine.Case) []db.Identifier {
 	var ids []db.Identifier

@@ -6154,7 +6154,7 @@ type TenantUserInput struct {
 	Name *string `json:"name"`
 	// E-mail address.
 	Email *string `json:"email"`
-	// Defaults to true.
+	// Whether the account may act; absent keeps the current value (true for a new user).
 	Enabled *bool `json:"enabled"`
 }
 
