@@ -199,18 +199,33 @@ func getMutation(params url.Values) bool {
 
 // undecodable says why a POST body is not a GraphQL request, or "". gqlgen
 // answers these without extensions.code and with the whole body in the
-// message; a batch array is one of them.
+// message; a batch array is one of them. The body's shape is checked
+// without building its variables, which gqlgen decodes next: decoding them
+// twice held a large body's values twice.
 func undecodable(contentType string, body []byte) string {
 	if mt, _, err := mime.ParseMediaType(contentType); err != nil || mt != "application/json" {
 		return fmt.Sprintf("The request content type %s is not supported, provide application/json", contentType)
 	}
-	var params graphql.RawParams
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := dec.Decode(&params); err != nil {
+	var shape struct {
+		Query         *string      `json:"query"`
+		OperationName *string      `json:"operationName"`
+		Variables     objectOrNull `json:"variables"`
+		Extensions    objectOrNull `json:"extensions"`
+	}
+	if err := json.Unmarshal(body, &shape); err != nil {
 		return "The request body is not a GraphQL request: " + err.Error()
 	}
 	return ""
+}
+
+// objectOrNull accepts a JSON object or null and keeps nothing of it.
+type objectOrNull struct{}
+
+func (objectOrNull) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && (b[0] == '{' || string(b) == "null") {
+		return nil
+	}
+	return errors.New("variables and extensions must be JSON objects")
 }
 
 // caller returns the verified caller, or UNAUTHENTICATED.
