@@ -17,8 +17,8 @@ import (
 // was refused, reset or lost; PostgreSQL is shutting down (57P01 admin
 // shutdown, 57P02 crash shutdown), starting or recovering (57P03), has too
 // many connections (53300), reports any connection exception (class 08),
-// or refused a new connection for any reason. A transaction that fails so is rolled back by the database: nothing
-// of it is applied.
+// or refused a new connection for any reason. A transaction that fails so
+// is rolled back by the database: nothing of it is applied.
 func IsUnavailable(err error) bool {
 	if err == nil {
 		return false

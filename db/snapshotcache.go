@@ -28,8 +28,8 @@ import (
 
 // Bounds of the snapshot cache: the snapshots' bytes it holds (a decoded
 // state takes about 3.4 times its snapshot's bytes, so a full cache holds
-// about 35 MiB), and the largest one it keeps. The oldest
-// write goes first.
+// about 35 MiB), and the largest one it keeps. The oldest write goes
+// first.
 const (
 	maxCachedSnapshotBytes = 8 << 20
 	maxCachedSnapshot      = 256 << 10

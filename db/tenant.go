@@ -99,24 +99,27 @@ func tenantOf(row tenantRow) Tenant {
 		LastModified: row.LastModified, ModifiedBy: row.ModifiedBy, Version: row.Version}
 }
 
-// IDTaken reports whether id names a case (live, archived or deleted), a
-// tenant or a consent group. The reference engine keeps one id space for
+// CheckIDFree returns ErrExists when id names a case (live, archived or
+// deleted), a tenant or a consent group. The reference engine keeps one id space for
 // all of them (each is an actor whose persistence id is its id), so a
 // tenant or a group cannot take a case's id, nor the reverse. Creation
 // checks it in its transaction; PostgreSQL's read committed leaves a
 // window in which two creations of different kinds with one id, at the
 // same instant, both succeed. Each kind is looked up in its own table,
 // so nothing breaks when they do.
-func IDTaken(ctx context.Context, idb bun.IDB, id string) (bool, error) {
+func CheckIDFree(ctx context.Context, idb bun.IDB, id string) error {
 	var taken bool
 	err := idb.NewRaw(`SELECT EXISTS (SELECT 1 FROM cases WHERE id = ?)
 		OR EXISTS (SELECT 1 FROM retired_case_ids WHERE id = ?)
 		OR EXISTS (SELECT 1 FROM tenants WHERE name = ?)
 		OR EXISTS (SELECT 1 FROM consent_groups WHERE id = ?)`, id, id, id, id).Scan(ctx, &taken)
-	if err != nil {
-		return false, fmt.Errorf("db: select id taken: %w", err)
+	switch {
+	case err != nil:
+		return fmt.Errorf("db: select id taken: %w", err)
+	case taken:
+		return ErrExists
 	}
-	return taken, nil
+	return nil
 }
 
 // startChecks is the statement of StartChecks.
@@ -133,7 +136,7 @@ var startChecks = newDialectStatement(func(_ bun.IDB, flavor Dialect) string {
 // StartCheck is what a start case checks before anything else.
 type StartCheck struct {
 	// Retired: the id belonged to an archived or deleted case, or names
-	// a consent group (see IDTaken).
+	// a consent group (see CheckIDFree).
 	Retired bool
 	// Tenants are those of the id and of the case's tenant that exist,
 	// with whether each is enabled.

@@ -60,6 +60,13 @@ func withBudget(ctx context.Context, limit int) context.Context {
 	return context.WithValue(service.WithStateBudget(ctx, 2*int64(limit)), budgetKey{}, b)
 }
 
+// requestScope gives ctx what one GraphQL request, or one event of a
+// subscription, reads with: fresh dataloaders, a response budget of
+// maxBytes and a state budget to match.
+func requestScope(ctx context.Context, svc *service.Service, maxBytes int) context.Context {
+	return withBudget(withLoaders(ctx, svc), maxBytes)
+}
+
 func encodedSize(v any) int {
 	switch x := v.(type) {
 	case nil:

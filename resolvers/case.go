@@ -368,7 +368,8 @@ var caseRecordFields = map[string]bool{"__typename": true, "id": true, "tenant":
 // at path below the field being resolved: with their states when the
 // nodes select more than their records, without otherwise.
 func listCaseViews(ctx context.Context, svc *service.Service, who service.Identity, q service.CaseQuery, path ...string) ([]service.CaseView, error) {
-	if fc := graphql.GetFieldContext(ctx); fc == nil || selectsBeyond(fc.Field.Selections, caseRecordFields, path) {
+	beyondRow := func(f *ast.Field) bool { return !caseRecordFields[f.Name] }
+	if fc := graphql.GetFieldContext(ctx); fc == nil || anyFieldAt(fc.Field.Selections, path, beyondRow) {
 		return svc.ListCaseViews(ctx, who, q)
 	}
 	recs, err := svc.ListCases(ctx, who, q)
@@ -380,29 +381,4 @@ func listCaseViews(ctx context.Context, svc *service.Service, who service.Identi
 		views[i] = service.CaseView{Record: rec}
 	}
 	return views, nil
-}
-
-// selectsBeyond reports whether the selections at path in set name a
-// field that is not in allowed.
-func selectsBeyond(set ast.SelectionSet, allowed map[string]bool, path []string) bool {
-	for _, sel := range set {
-		switch s := sel.(type) {
-		case *ast.Field:
-			switch {
-			case len(path) == 0 && !allowed[s.Name]:
-				return true
-			case len(path) > 0 && s.Name == path[0] && selectsBeyond(s.SelectionSet, allowed, path[1:]):
-				return true
-			}
-		case *ast.InlineFragment:
-			if selectsBeyond(s.SelectionSet, allowed, path) {
-				return true
-			}
-		case *ast.FragmentSpread:
-			if s.Definition != nil && selectsBeyond(s.Definition.SelectionSet, allowed, path) {
-				return true
-			}
-		}
-	}
-	return false
 }

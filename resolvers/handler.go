@@ -108,7 +108,7 @@ func NewHandler(svc *service.Service, authn Authenticator, logger *slog.Logger, 
 			writeGraphQLError(w, http.StatusNotAcceptable, "BAD_USER_INPUT", "GET requests only allow query operations")
 			return
 		}
-		srv.ServeHTTP(w, r.WithContext(withBudget(withLoaders(r.Context(), svc), lim.MaxResponseBytes)))
+		srv.ServeHTTP(w, r.WithContext(requestScope(r.Context(), svc, lim.MaxResponseBytes)))
 	})
 }
 
@@ -134,18 +134,20 @@ func operationRules(svc *service.Service, lim Limits) graphql.OperationMiddlewar
 		if oc.Operation.Operation == ast.Subscription {
 			return subscriptionRules(ctx, oc, live, next)
 		}
-		if oc.Operation.Operation == ast.Mutation {
-			ctx = service.WithStateBudget(ctx, 0)
+		// A mutation's reads are the last word on its context's budget.
+		withKind := func(ctx context.Context) context.Context {
+			if oc.Operation.Operation == ast.Mutation {
+				return service.WithStateBudget(ctx, 0)
+			}
+			return ctx
 		}
 		if !live {
-			return next(ctx)
+			return next(withKind(ctx))
 		}
 		// Over a live connection no server deadline, loaders or budgets
 		// came with the request: the operation gets its own.
-		ctx, cancel := context.WithTimeout(withBudget(withLoaders(ctx, svc), lim.MaxResponseBytes), lim.OperationTimeout)
-		if oc.Operation.Operation == ast.Mutation {
-			ctx = service.WithStateBudget(ctx, 0)
-		}
+		ctx, cancel := context.WithTimeout(requestScope(ctx, svc, lim.MaxResponseBytes), lim.OperationTimeout)
+		ctx = withKind(ctx)
 		respond := next(ctx)
 		answered := false
 		return func(rctx context.Context) *graphql.Response {

@@ -315,7 +315,7 @@ func websocketTransport(l *liveConns) transport.Websocket {
 func perEvent(svc *service.Service, maxBytes int) responseInterceptor {
 	return responseInterceptor(func(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 		if oc := graphql.GetOperationContext(ctx); oc != nil && oc.Operation != nil && oc.Operation.Operation == ast.Subscription {
-			ctx = withBudget(withLoaders(ctx, svc), maxBytes)
+			ctx = requestScope(ctx, svc, maxBytes)
 		}
 		return next(ctx)
 	})

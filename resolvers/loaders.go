@@ -126,25 +126,31 @@ func selects(ctx context.Context, path ...string) bool {
 	if fc == nil {
 		return false
 	}
-	return selectionReaches(fc.Field.Selections, path)
-}
-
-func selectionReaches(set ast.SelectionSet, path []string) bool {
 	if len(path) == 0 {
 		return true
 	}
+	last := path[len(path)-1]
+	return anyFieldAt(fc.Field.Selections, path[:len(path)-1], func(f *ast.Field) bool { return f.Name == last })
+}
+
+// anyFieldAt reports whether a field selected at path in set, through
+// fragments too, satisfies match.
+func anyFieldAt(set ast.SelectionSet, path []string, match func(*ast.Field) bool) bool {
 	for _, sel := range set {
 		switch s := sel.(type) {
 		case *ast.Field:
-			if s.Name == path[0] && selectionReaches(s.SelectionSet, path[1:]) {
+			switch {
+			case len(path) == 0 && match(s):
+				return true
+			case len(path) > 0 && s.Name == path[0] && anyFieldAt(s.SelectionSet, path[1:], match):
 				return true
 			}
 		case *ast.InlineFragment:
-			if selectionReaches(s.SelectionSet, path) {
+			if anyFieldAt(s.SelectionSet, path, match) {
 				return true
 			}
 		case *ast.FragmentSpread:
-			if s.Definition != nil && selectionReaches(s.Definition.SelectionSet, path) {
+			if s.Definition != nil && anyFieldAt(s.Definition.SelectionSet, path, match) {
 				return true
 			}
 		}

@@ -5,7 +5,6 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
-	"mime"
 	"net/http"
 	"strings"
 
@@ -115,12 +114,8 @@ func (a *API) deployDefinition(w http.ResponseWriter, r *http.Request, who auth.
 // or no Content-Type at all.
 func readXMLBody(r *http.Request) ([]byte, error) {
 	const op = "rest.readXMLBody"
-	if ct := r.Header.Get("Content-Type"); ct != "" {
-		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || (mt != "application/xml" && mt != "text/xml") {
-			return nil, service.Ef(op, service.Invalid,
-				"The request content type Some(%s) is not supported, provide one of Set(application/xml)", pekkoContentType(ct))
-		}
+	if err := checkContentType(op, r, "application/xml", "text/xml"); err != nil {
+		return nil, err
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, service.MaxDefinitionSize+1))
 	if err != nil {

@@ -106,17 +106,14 @@ func (s *Service) CreateConsentGroup(ctx context.Context, who auth.Identity, ten
 		}
 		// One id space for consent groups, cases and tenants, as the
 		// reference engine's actors have.
-		if taken, err := db.IDTaken(ctx, tx, id); err != nil {
-			return err
-		} else if taken {
+		err = db.CheckIDFree(ctx, tx, id)
+		if err == nil {
+			err = db.CreateConsentGroup(ctx, tx, g)
+		}
+		if errors.Is(err, db.ErrExists) {
 			return E(op, Invalid, msgGroupExists)
 		}
-		if err := db.CreateConsentGroup(ctx, tx, g); errors.Is(err, db.ErrExists) {
-			return E(op, Invalid, msgGroupExists)
-		} else if err != nil {
-			return err
-		}
-		return nil
+		return err
 	})
 	if err != nil {
 		return ConsentGroup{}, LastModified{}, err

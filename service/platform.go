@@ -37,10 +37,7 @@ func (s *Service) CreateTenant(ctx context.Context, who auth.Identity, name stri
 	err = s.command(ctx, op, func(ctx context.Context, tx bun.Tx) error {
 		// One id space for tenants, cases and consent groups, as the
 		// reference engine's actors have.
-		taken, err := db.IDTaken(ctx, tx, name)
-		if err == nil && taken {
-			err = db.ErrExists
-		}
+		err := db.CheckIDFree(ctx, tx, name)
 		if err == nil {
 			err = db.CreateTenant(ctx, tx, t, list)
 		}

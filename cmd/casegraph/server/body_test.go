@@ -31,8 +31,8 @@ func TestBodyBudget(t *testing.T) {
 		t.Fatal("a second 60-byte body fit a 100-byte budget")
 	}
 	release1()
-	if budget.used.Load() != 0 {
-		t.Fatalf("%d bytes still charged after both requests ended", budget.used.Load())
+	if budget.used != 0 {
+		t.Fatalf("%d bytes still charged after both requests ended", budget.used)
 	}
 	_, release3, ok := budget.buffer(client, io.NopCloser(strings.NewReader(strings.Repeat("c", 60))))
 	release3()
@@ -73,7 +73,7 @@ func TestBodyBudgetPerClient(t *testing.T) {
 		}
 	}
 	release1()
-	if n := budget.used.Load(); n != 0 || len(budget.byClient) != 0 {
+	if n := budget.used; n != 0 || len(budget.byClient) != 0 {
 		t.Fatalf("after every request ended: %d bytes charged, %d clients remembered", n, len(budget.byClient))
 	}
 }

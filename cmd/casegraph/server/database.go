@@ -14,8 +14,8 @@ import (
 // growing pauses for up to cfg.DatabaseWait: in a deployment the database
 // often starts beside the server, and a process that exits at once only
 // gets restarted in a loop. A database that does not exist or refuses the
-// credentials is a mistake in the URL: no wait. Every failed try is logged; the final error
-// names the database URL without its password.
+// credentials is a mistake in the URL: no wait. Every failed try is
+// logged; the final error names the database URL without its password.
 func openDatabase(ctx context.Context, cfg Config, logger *slog.Logger) (*db.DB, error) {
 	deadline := time.Now().Add(cfg.DatabaseWait)
 	pause := 250 * time.Millisecond

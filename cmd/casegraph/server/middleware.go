@@ -15,7 +15,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -25,10 +24,6 @@ import (
 	"github.com/casegraph/casegraph/service"
 )
 
-// lastModifiedHeaders are accepted on every request, as the reference
-// engine's clients send every value they have seen to every URL. Commands
-// commit before they answer, so no request waits for them; a malformed one
-// is still a 400.
 // statusClientClosed is logged for a request whose client hung up before
 // its answer.
 const statusClientClosed = 499
@@ -40,6 +35,10 @@ const maxRequestBody = 16 << 20
 var probePaths = map[string]bool{"/health": true, "/status": true, "/version": true,
 	"/platform/health": true, "/platform/status": true, "/platform/version": true}
 
+// lastModifiedHeaders are accepted on every request, as the reference
+// engine's clients send every value they have seen to every URL. Commands
+// commit before they answer, so no request waits for them; a malformed one
+// is still a 400.
 var lastModifiedHeaders = []string{"Case-Last-Modified", "Tenant-Last-Modified", "Consent-Group-Last-Modified"}
 
 // middleware wraps every request: request id, access log, panic recovery,
@@ -194,10 +193,10 @@ func writeOverloaded(w http.ResponseWriter, r *http.Request) {
 // for the minute ReadTimeout allows. Behind a proxy every client shares
 // the proxy's quarter.
 type bodyBudget struct {
-	used atomic.Int64
-	max  int64
+	max int64
 
 	mu       sync.Mutex
+	used     int64
 	byClient map[netip.Addr]int64
 }
 
@@ -213,8 +212,8 @@ func (b *bodyBudget) charge(client netip.Addr, n int64) bool {
 	if b.byClient[client] == 0 {
 		delete(b.byClient, client)
 	}
-	total := b.used.Add(n)
-	return total <= b.max && b.byClient[client] <= b.max/4
+	b.used += n
+	return b.used <= b.max && b.byClient[client] <= b.max/4
 }
 
 // maxBufferedBodies is the default body budget: sixteen bodies of the
